@@ -1,0 +1,77 @@
+//! `AdapterConfig`: the server command to launch and the adapter's bounds and timeouts.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The Antigravity ACP server command: program, arguments and extra environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerCommand {
+    /// The executable (absolute, or looked up on `PATH`).
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to the inherited environment.
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for ServerCommand {
+    /// Google's 1.3.0 launch line from the registry: `./agy_acp_server.par`, with `--uid=`
+    /// on Linux.
+    fn default() -> Self {
+        let args = if cfg!(target_os = "linux") {
+            vec!["--uid=".to_owned()]
+        } else {
+            Vec::new()
+        };
+        Self {
+            program: PathBuf::from("agy_acp_server.par"),
+            args,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// Everything the adapter can be told.
+#[derive(Debug, Clone)]
+pub struct AdapterConfig {
+    /// The server to launch for each turn.
+    pub server: ServerCommand,
+    /// Where private scratch directories are made (default: the system temp dir).
+    pub scratch_root: Option<PathBuf>,
+    /// Bounds each active model segment (`timeoutMs`). Paused while DSH runs tools.
+    pub timeout: Duration,
+    /// Bounds how long a parked tool call waits for DSH's result (`toolTimeoutMs`).
+    pub tool_timeout: Duration,
+    /// How many tool turns may be active at once before `generate` fails with `busy`.
+    pub max_active_turns: usize,
+    /// How long a closing server gets after its stdin closes before its process group is
+    /// killed.
+    pub shutdown_grace: Duration,
+    /// Model ids (without the adapter prefix) listed by `models()` beside `server-default`.
+    pub models: Vec<String>,
+}
+
+/// The models of the 1.3.0 free tier, as the server lists them.
+pub const KNOWN_MODELS: [&str; 6] = [
+    "gemini-3.8-flash-high",
+    "gemini-3.8-flash-medium",
+    "gemini-3.8-flash-low",
+    "gemini-3.7-flash-high",
+    "gemini-pro-agent",
+    "gemini-3.1-pro-low",
+];
+
+impl Default for AdapterConfig {
+    fn default() -> Self {
+        Self {
+            server: ServerCommand::default(),
+            scratch_root: None,
+            timeout: Duration::from_secs(600),
+            // Google's MCP client abandons a tools/call after about 180 s; give up first.
+            tool_timeout: Duration::from_secs(170),
+            max_active_turns: 8,
+            shutdown_grace: Duration::from_secs(2),
+            models: KNOWN_MODELS.iter().map(|m| (*m).to_owned()).collect(),
+        }
+    }
+}

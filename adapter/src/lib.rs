@@ -1,0 +1,29 @@
+//! `antigravity-acp`: DSH's primary LLM adapter over Google's official Antigravity ACP
+//! server (1.3.0).
+//!
+//! The adapter launches the server as a managed stdio subprocess, speaks ACP v1 through
+//! the official SDK, and lends DSH's tools to it only through a private MCP bridge on
+//! loopback. A tool call the server makes becomes an ordinary DSH tool call; DSH runs it
+//! (or denies it) and the result flows back to the parked MCP request. The adapter runs
+//! no tool itself.
+//!
+//! Map of the crate (each module's doc says what it owns):
+//! - [`contract`]: the host contract DSH offers plugins (`LlmAdapter`, requests, streams).
+//! - [`register`]: the plugin entry that mounts the adapter as DSH's primary adapter.
+//! - [`config`]: the server command, bounds and timeouts.
+//! - `provider`: the `LlmAdapter` implementation; routes each generate to a new turn or
+//!   to the pending exchange it continues.
+//! - `turn`: one tool turn (its server process, ACP session, bridge and event loop).
+//! - `server`: the managed subprocess and its private scratch directory.
+//! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions).
+//! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
+//! - `error`: internal errors and their one mapping to sanitized `LlmError` codes.
+
+pub mod config;
+pub mod contract;
+mod provider;
+mod register;
+
+pub use config::{AdapterConfig, ServerCommand};
+pub use provider::AntigravityProvider;
+pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};

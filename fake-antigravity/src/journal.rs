@@ -1,0 +1,105 @@
+//! The fake's journal: one JSON line per event, so a test can judge the adapter by what
+//! crossed the wire (ACP frames both ways, MCP requests and results) and by the script
+//! expectations the fake checked.
+//!
+//! Each fake process writes its own file `<dir>/<start-nanos>-<pid>.jsonl`; sorting the
+//! file names gives the processes in start order.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JournalEntry {
+    /// The process started.
+    Started {
+        /// Its pid.
+        pid: u32,
+        /// Its arguments (without the program).
+        args: Vec<String>,
+        /// Its working directory.
+        cwd: String,
+        /// The recorded environment variables that were set (`GEMINI_HOME`,
+        /// `ANTIGRAVITY_HARNESS_PATH`, `AGY_ACP_FORCE_FILE_STORAGE`, `BROWSER`).
+        env: BTreeMap<String, String>,
+    },
+    /// A line the fake read on stdin: a JSON-RPC frame from the client.
+    AcpIn {
+        /// The frame (or `{"unparsed": "<line>"}` when it was not JSON).
+        frame: Value,
+    },
+    /// A line the fake wrote on stdout: a JSON-RPC frame to the client.
+    AcpOut {
+        /// The frame.
+        frame: Value,
+    },
+    /// An MCP request the fake sent to a host's MCP server.
+    McpRequest {
+        /// The MCP server's `name` from `session/new`.
+        server: String,
+        /// `initialize`, `tools/list` or `tools/call`.
+        method: String,
+        /// The request params.
+        params: Value,
+    },
+    /// The answer to an MCP request.
+    McpResponse {
+        /// The MCP server's name.
+        server: String,
+        /// The request's method.
+        method: String,
+        /// The result, when it succeeded.
+        result: Option<Value>,
+        /// The error text, when it failed (transport or JSON-RPC error).
+        error: Option<String>,
+    },
+    /// A script expectation did not hold.
+    ExpectationFailed {
+        /// The turn's index in the script.
+        turn: usize,
+        /// The step's index in the turn.
+        step: usize,
+        /// What was expected and what came.
+        message: String,
+    },
+    /// A prompt that no scripted turn matches.
+    UnmatchedPrompt {
+        /// The prompt's text.
+        prompt: String,
+    },
+    /// The process is about to exit.
+    Exited {
+        /// Why: `stdin closed`, `signal`, ...
+        reason: String,
+    },
+}
+
+/// Reads every journal file in `dir`, in process start order.
+pub fn read_dir(dir: &std::path::Path) -> std::io::Result<Vec<Vec<JournalEntry>>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path)?;
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| {
+                    serde_json::from_str(l).map_err(|e| {
+                        std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!("{}: {e}", path.display()),
+                        )
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}

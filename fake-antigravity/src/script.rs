@@ -1,0 +1,135 @@
+//! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
+//! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A whole script. Every field has a default, so `{}` is the default profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Whether the fake starts signed in.
+    #[serde(default)]
+    pub auth: AuthScript,
+    /// The model current in a new session (default `gemini-3.8-flash-high`).
+    #[serde(default)]
+    pub default_model: Option<String>,
+    /// The model catalogue (default: the 1.3.0 free tier).
+    #[serde(default)]
+    pub models: Option<Vec<String>>,
+    /// Scripted prompt turns. A prompt runs the turn whose `match` it satisfies; see
+    /// [`PromptMatch`]. With no turns the fake echoes each prompt.
+    #[serde(default)]
+    pub turns: Vec<TurnScript>,
+}
+
+/// The fake's sign-in state at start-up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuthScript {
+    /// `settings.json` has `auth.type` and a token: sessions open at once.
+    #[default]
+    SignedIn,
+    /// Sessions answer -32000 "Authentication required" until `authenticate`
+    /// (`oauth-personal`) succeeds, which it does at once (the browser flow "completes").
+    Required,
+    /// Like `required`, but `authenticate` fails with -32000 "Onboarding failed".
+    Refused,
+}
+
+/// One scripted prompt turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnScript {
+    /// Which prompts this turn answers.
+    #[serde(default, rename = "match")]
+    pub matcher: PromptMatch,
+    /// What the fake does, in order.
+    pub steps: Vec<Step>,
+    /// The stop reason of the prompt response (default `end_turn`).
+    #[serde(default)]
+    pub stop: StopScript,
+}
+
+/// Which prompts a turn answers.
+///
+/// A prompt's history grows turn after turn, so several turns may match one prompt. The
+/// fake picks the turn whose `prompt_contains` text occurs *latest* in the prompt's text
+/// (the newest user message sits at the end); a turn without a matcher matches anything
+/// with the lowest priority; ties go to the turn declared first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptMatch {
+    /// Text the prompt must contain.
+    #[serde(default)]
+    pub prompt_contains: Option<String>,
+}
+
+/// The stop reason a turn ends with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopScript {
+    /// `end_turn`.
+    #[default]
+    EndTurn,
+    /// `max_tokens`.
+    MaxTokens,
+    /// `refusal`.
+    Refusal,
+}
+
+/// One scripted action inside a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// An `agent_message_chunk` with this text (one delta).
+    Text(String),
+    /// An `agent_thought_chunk` with this text (one delta).
+    Thought(String),
+    /// Use a host tool through the MCP server given at `session/new`, the way 1.3.0 does:
+    /// `tool_call` (pending), `session/request_permission`, then a real MCP `tools/call`,
+    /// then `tool_call_update` completed or failed.
+    Call(CallStep),
+    /// Check the MCP result of the most recent `call`. A mismatch is journaled as an
+    /// expectation failure (and the turn goes on).
+    ExpectResult(ResultExpectation),
+    /// A `usage_update` notification.
+    Usage(UsageStep),
+}
+
+/// A host tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallStep {
+    /// The host tool: matched against each MCP tool's `title`, then its `name`.
+    pub tool: String,
+    /// The arguments sent in `tools/call`.
+    #[serde(default = "empty_object")]
+    pub args: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// What the most recent call's MCP result must look like.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultExpectation {
+    /// The result's `isError` (absent counts as false).
+    #[serde(default)]
+    pub is_error: Option<bool>,
+    /// Text the result's text content must contain.
+    #[serde(default)]
+    pub contains: Option<String>,
+}
+
+/// A `usage_update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageStep {
+    /// Tokens in context.
+    pub used: u64,
+    /// The context window.
+    pub size: u64,
+}
