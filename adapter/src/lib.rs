@@ -19,10 +19,15 @@
 //! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
 //! - `error`: internal errors and their one mapping to sanitized `LlmError` codes.
 
+mod acp;
+mod bridge;
 pub mod config;
 pub mod contract;
+mod error;
 mod provider;
 mod register;
+mod server;
+mod turn;
 
 pub use config::{AdapterConfig, ServerCommand};
 pub use provider::AntigravityProvider;

@@ -1,23 +1,130 @@
-//! `AntigravityProvider`: the `LlmAdapter` DSH talks to.
+//! `AntigravityProvider`: the `LlmAdapter` DSH talks to. Each generate either continues
+//! the pending tool exchange its history answers, or starts a fresh turn (own server
+//! process, own bridge) from the complete history. The provider owns every turn task and
+//! awaits them all on disposal.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
+use tokio::sync::Semaphore;
+use tokio::sync::mpsc::error::TrySendError;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
+use crate::bridge::ToolCatalog;
 use crate::config::AdapterConfig;
-use crate::contract::{
-    GenerateRequest, LlmAdapter, LlmError, LlmErrorCode, ModelInfo, PartStream,
-};
+use crate::contract::{GenerateRequest, LlmAdapter, ModelInfo, PartSender, PartStream};
+use crate::error::AdapterError;
 use crate::register::{ADAPTER_ID, SERVER_DEFAULT_MODEL};
+use crate::turn::{
+    Claim, Continuation, ExchangeRegistry, HistoryDigest, TurnSpec, build_prompt, fingerprint,
+    run_turn,
+};
 
 /// DSH's adapter over the Antigravity ACP server.
 #[derive(Debug)]
 pub struct AntigravityProvider {
-    config: AdapterConfig,
+    config: Arc<AdapterConfig>,
+    registry: Arc<ExchangeRegistry>,
+    tasks: TaskTracker,
+    root: CancellationToken,
+    active_turns: Arc<Semaphore>,
+    next_turn: AtomicU64,
 }
 
 impl AntigravityProvider {
     /// A provider that launches servers as `config` says.
     pub fn new(config: AdapterConfig) -> Self {
-        Self { config }
+        let active_turns = Arc::new(Semaphore::new(config.max_active_turns));
+        Self {
+            config: Arc::new(config),
+            registry: Arc::default(),
+            tasks: TaskTracker::new(),
+            root: CancellationToken::new(),
+            active_turns,
+            next_turn: AtomicU64::new(1),
+        }
+    }
+
+    /// The server model a DSH model id selects: `None` for the server's default.
+    fn server_model(model: &str) -> Result<Option<String>, AdapterError> {
+        match model
+            .strip_prefix(ADAPTER_ID)
+            .and_then(|m| m.strip_prefix('/'))
+        {
+            Some(SERVER_DEFAULT_MODEL) => Ok(None),
+            Some(model) if !model.is_empty() => Ok(Some(model.to_owned())),
+            _ => Err(AdapterError::ModelUnavailable(model.to_owned())),
+        }
+    }
+
+    fn start(&self, request: GenerateRequest) -> Result<PartStream, AdapterError> {
+        if self.root.is_cancelled() {
+            return Err(AdapterError::Disposed);
+        }
+        let unsupported = request.sampling.set_controls();
+        if !unsupported.is_empty() {
+            return Err(AdapterError::UnsupportedOption(unsupported.join(", ")));
+        }
+        let model = Self::server_model(&request.model)?;
+        let fingerprint = fingerprint(&request);
+        let (sink, stream) = PartStream::channel();
+        let sink = match self.registry.claim(&request, &fingerprint)? {
+            Claim::Continue(exchange, results) => {
+                let continuation = Continuation {
+                    results,
+                    sink,
+                    abort: request.abort.clone(),
+                    history: HistoryDigest::of(&request.history),
+                };
+                match exchange.control.try_send(continuation) {
+                    Ok(()) => return Ok(stream),
+                    // The turn ended just as it was claimed: start afresh from the
+                    // complete history, which holds the calls and their results.
+                    Err(TrySendError::Closed(c) | TrySendError::Full(c)) => c.sink,
+                }
+            }
+            Claim::Fresh => sink,
+        };
+        self.start_fresh(request, model, fingerprint, sink)?;
+        Ok(stream)
+    }
+
+    fn start_fresh(
+        &self,
+        request: GenerateRequest,
+        model: Option<String>,
+        fingerprint: [u8; 32],
+        sink: PartSender,
+    ) -> Result<(), AdapterError> {
+        let catalog = if request.tools.is_empty() {
+            None
+        } else {
+            Some(Arc::new(ToolCatalog::build(&request.tools)?))
+        };
+        let prompt = build_prompt(&request, catalog.as_deref())?;
+        let permit = self
+            .active_turns
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| AdapterError::Busy(self.config.max_active_turns))?;
+        let spec = TurnSpec {
+            config: self.config.clone(),
+            model,
+            prompt,
+            catalog,
+            fingerprint,
+            history: HistoryDigest::of(&request.history),
+            sink,
+            abort: request.abort,
+            provider: self.root.clone(),
+            registry: self.registry.clone(),
+            id: self.next_turn.fetch_add(1, Ordering::Relaxed),
+            permit,
+        };
+        self.tasks.spawn(run_turn(spec));
+        Ok(())
     }
 }
 
@@ -36,11 +143,23 @@ impl LlmAdapter for AntigravityProvider {
             .collect()
     }
 
-    fn generate(&self, _request: GenerateRequest) -> PartStream {
-        PartStream::failed(LlmError::new(LlmErrorCode::Internal, "not built yet"))
+    fn generate(&self, request: GenerateRequest) -> PartStream {
+        self.start(request)
+            .unwrap_or_else(|error| PartStream::failed(error.to_llm_error()))
     }
 
     fn dispose(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async {})
+        Box::pin(async move {
+            self.root.cancel();
+            self.tasks.close();
+            self.tasks.wait().await;
+        })
+    }
+}
+
+impl Drop for AntigravityProvider {
+    fn drop(&mut self) {
+        // Turns that outlive a provider dropped without `dispose` still tear down.
+        self.root.cancel();
     }
 }

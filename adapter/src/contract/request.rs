@@ -161,7 +161,11 @@ pub struct GenerateRequest {
 
 impl GenerateRequest {
     /// A chat request with no tools, default sampling and a fresh abort signal.
-    pub fn chat(model: impl Into<String>, system: impl Into<String>, history: Vec<Message>) -> Self {
+    pub fn chat(
+        model: impl Into<String>,
+        system: impl Into<String>,
+        history: Vec<Message>,
+    ) -> Self {
         Self {
             model: model.into(),
             system: system.into(),

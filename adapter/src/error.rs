@@ -1,0 +1,127 @@
+//! `AdapterError`, the adapter's internal failures, and their one mapping to the sanitized
+//! [`LlmError`] codes DSH sees.
+//!
+//! Remote error texts and server stderr never enter an `AdapterError`'s message: a remote
+//! failure keeps only its JSON-RPC code, and `to_llm_error` writes every message itself.
+
+use crate::contract::{LlmError, LlmErrorCode};
+
+/// What can go wrong inside the adapter.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AdapterError {
+    /// The server command could not be spawned.
+    #[error("could not start the server command")]
+    Spawn(#[source] std::io::Error),
+    /// The private scratch directory could not be made.
+    #[error("could not create a private scratch directory")]
+    Scratch(#[source] std::io::Error),
+    /// The MCP bridge could not bind or serve.
+    #[error("could not start the MCP bridge")]
+    Bridge(#[source] std::io::Error),
+    /// The server answered an ACP request with an error (its text is dropped).
+    #[error("the server refused `{method}` with code {code}")]
+    Remote {
+        /// The ACP method.
+        method: &'static str,
+        /// The JSON-RPC error code.
+        code: i32,
+    },
+    /// The connection to the server ended (the process exited or broke the framing).
+    #[error("the server connection closed during {0}")]
+    ConnectionClosed(&'static str),
+    /// `session/new` still required authentication after one `authenticate`.
+    #[error("the server requires a sign-in that did not complete")]
+    AuthRequired,
+    /// The server does not offer the requested model.
+    #[error("model `{0}` is not offered by the server")]
+    ModelUnavailable(String),
+    /// A tool definition cannot be exported through the bridge.
+    #[error("tool `{name}` cannot be offered: {reason}")]
+    InvalidTool {
+        /// DSH's tool name.
+        name: String,
+        /// Why (written by the adapter).
+        reason: String,
+    },
+    /// The request's history is inconsistent.
+    #[error("inconsistent history: {0}")]
+    InvalidHistory(String),
+    /// The request carries input the server cannot receive.
+    #[error("unsupported input: {0}")]
+    UnsupportedInput(String),
+    /// The request sets sampling controls the server cannot honour.
+    #[error("unsupported sampling controls: {0}")]
+    UnsupportedOption(String),
+    /// A bound ran out.
+    #[error("{0} timed out")]
+    Timeout(&'static str),
+    /// Too many tool turns are active.
+    #[error("too many active tool turns (limit {0})")]
+    Busy(usize),
+    /// The server ran an action of its own.
+    #[error("the server attempted a native action ({0}); the turn was cancelled")]
+    NativeToolRejected(String),
+    /// The provider was disposed.
+    #[error("the adapter was disposed")]
+    Disposed,
+}
+
+impl AdapterError {
+    /// Keeps only the code of a remote ACP error.
+    pub(crate) fn remote(method: &'static str, error: &agent_client_protocol::Error) -> Self {
+        if agent_client_protocol::is_connection_terminated(error) {
+            return Self::ConnectionClosed(method);
+        }
+        Self::Remote {
+            method,
+            code: error.code.value(),
+        }
+    }
+
+    /// The one place where internal failures become DSH's sanitized error codes.
+    pub(crate) fn to_llm_error(&self) -> LlmError {
+        let code = match self {
+            Self::Spawn(_) | Self::ConnectionClosed(_) => LlmErrorCode::ServerUnavailable,
+            Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::Internal,
+            Self::Remote { .. } => LlmErrorCode::ServerError,
+            Self::AuthRequired => LlmErrorCode::AuthRequired,
+            Self::ModelUnavailable(_) => LlmErrorCode::ModelUnavailable,
+            Self::InvalidTool { .. } => LlmErrorCode::InvalidToolDefinition,
+            Self::InvalidHistory(_) => LlmErrorCode::InvalidHistory,
+            Self::UnsupportedInput(_) => LlmErrorCode::UnsupportedInput,
+            Self::UnsupportedOption(_) => LlmErrorCode::UnsupportedOption,
+            Self::Timeout(_) => LlmErrorCode::Timeout,
+            Self::Busy(_) => LlmErrorCode::Busy,
+            Self::NativeToolRejected(_) => LlmErrorCode::NativeToolRejected,
+            Self::Disposed => LlmErrorCode::Disposed,
+        };
+        // Every Display text above is written by the adapter; io errors' own texts are
+        // left out because they can carry paths.
+        LlmError::new(code, self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_errors_keep_only_their_code() {
+        let remote = agent_client_protocol::Error::new(
+            agent_client_protocol::ErrorCode::INTERNAL_ERROR,
+            "secret token abc123 leaked in a stack trace",
+        );
+        let error = AdapterError::remote("session/prompt", &remote).to_llm_error();
+        assert_eq!(error.code, LlmErrorCode::ServerError);
+        assert!(!error.message.contains("abc123"), "{}", error.message);
+        assert!(error.message.contains("-32603"), "{}", error.message);
+    }
+
+    #[test]
+    fn spawn_failures_do_not_quote_the_io_error() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "/home/alice/secret/path");
+        let error = AdapterError::Spawn(io).to_llm_error();
+        assert_eq!(error.code, LlmErrorCode::ServerUnavailable);
+        assert!(!error.message.contains("alice"));
+    }
+}

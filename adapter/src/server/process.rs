@@ -1,0 +1,199 @@
+//! `ManagedProcess`: the server subprocess. It leads its own process group, its stdin and
+//! stdout carry ACP, its stderr is kept as a bounded tail that is never logged, and its
+//! shutdown ends the whole group (launchers and helpers included), not just the parent.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+use crate::config::ServerCommand;
+use crate::error::AdapterError;
+
+/// How much of the server's stderr is kept.
+const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// The last bytes the server wrote on stderr. Kept for diagnostics; never logged.
+#[derive(Debug, Default)]
+struct StderrTail {
+    bytes: VecDeque<u8>,
+}
+
+impl StderrTail {
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend(chunk);
+        let excess = self.bytes.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.bytes.drain(..excess);
+    }
+}
+
+/// A running server process and what it owns.
+#[derive(Debug)]
+pub(crate) struct ManagedProcess {
+    child: Child,
+    group: Option<Pid>,
+    stderr_tail: Arc<Mutex<StderrTail>>,
+    stderr_task: Option<JoinHandle<()>>,
+}
+
+/// The process's ACP pipes.
+pub(crate) struct ServerPipes {
+    /// Frames to the server.
+    pub(crate) stdin: ChildStdin,
+    /// Frames from the server.
+    pub(crate) stdout: ChildStdout,
+}
+
+impl ManagedProcess {
+    /// Starts `command` in `cwd`, as the leader of a new process group.
+    pub(crate) fn spawn(
+        command: &ServerCommand,
+        cwd: &Path,
+    ) -> Result<(Self, ServerPipes), AdapterError> {
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(AdapterError::Spawn)?;
+        let missing = || AdapterError::Spawn(std::io::Error::other("a stdio pipe is missing"));
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let stderr = child.stderr.take().ok_or_else(missing)?;
+        let group = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw);
+        let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_task = tokio::spawn(drain_stderr(stderr, stderr_tail.clone()));
+        let process = Self {
+            child,
+            group,
+            stderr_tail,
+            stderr_task: Some(stderr_task),
+        };
+        Ok((process, ServerPipes { stdin, stdout }))
+    }
+
+    /// The number of stderr bytes currently kept (the text itself stays private).
+    pub(crate) fn stderr_tail_len(&self) -> usize {
+        self.stderr_tail.lock().map_or(0, |tail| tail.bytes.len())
+    }
+
+    /// Ends the server: waits up to `grace` for it to exit on its own (its stdin should
+    /// already be closed), then kills its whole process group and reaps it.
+    pub(crate) async fn shutdown(mut self, grace: Duration) {
+        let exited = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+        if !exited {
+            tracing::debug!("server did not exit within its grace period; killing its group");
+        }
+        self.kill_group();
+        if let Err(error) = self.child.wait().await {
+            tracing::warn!(kind = ?error.kind(), "could not reap the server process");
+        }
+        if let Some(task) = self.stderr_task.take() {
+            // The pipe closes when the group is gone; a helper that kept stderr open is
+            // dead too after the group kill, so this ends promptly.
+            if tokio::time::timeout(grace, task).await.is_err() {
+                tracing::warn!("server stderr stayed open after the group was killed");
+            }
+        }
+        tracing::debug!(stderr_bytes = self.stderr_tail_len(), "server ended");
+    }
+
+    fn kill_group(&mut self) {
+        if let Some(group) = self.group {
+            match killpg(group, Signal::SIGKILL) {
+                Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
+                Err(errno) => tracing::warn!(%errno, "could not kill the server's process group"),
+            }
+        }
+    }
+}
+
+impl Drop for ManagedProcess {
+    fn drop(&mut self) {
+        // Only reached without `shutdown` when a turn is torn down abnormally (a panic or
+        // an aborted task): kill the group so nothing outlives its owner.
+        if self.stderr_task.is_some() {
+            self.kill_group();
+            if let Some(task) = self.stderr_task.take() {
+                task.abort();
+            }
+        }
+    }
+}
+
+async fn drain_stderr(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+    let mut buffer = vec![0u8; 8192];
+    loop {
+        match stderr.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if let (Ok(mut tail), Some(chunk)) = (tail.lock(), buffer.get(..n)) {
+                    tail.push(chunk);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn stderr_tail_is_bounded() {
+        let mut tail = StderrTail::default();
+        tail.push(&vec![b'a'; STDERR_TAIL_BYTES]);
+        tail.push(b"end");
+        assert_eq!(tail.bytes.len(), STDERR_TAIL_BYTES);
+        assert_eq!(tail.bytes.back(), Some(&b'd'));
+    }
+
+    /// A shell that starts a grandchild in the same group and ignores SIGTERM: shutdown
+    /// must still leave neither of them alive.
+    #[tokio::test]
+    async fn shutdown_kills_the_whole_group() {
+        use tokio::io::AsyncBufReadExt;
+        let dir = tempfile::tempdir().unwrap();
+        let command = ServerCommand {
+            program: "sh".into(),
+            args: vec![
+                "-c".into(),
+                "trap '' TERM; sleep 300 & echo $!; wait".into(),
+            ],
+            env: Vec::new(),
+        };
+        let (process, pipes) = ManagedProcess::spawn(&command, dir.path()).unwrap();
+        let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let pid: i32 = line.trim().parse().unwrap();
+        let pipes_stdin = pipes.stdin;
+        drop(pipes_stdin);
+        drop(lines);
+        process.shutdown(Duration::from_millis(50)).await;
+        let alive = nix::sys::signal::kill(Pid::from_raw(pid), None).is_ok()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z ");
+        assert!(!alive, "grandchild {pid} survived the group kill");
+    }
+}

@@ -1,0 +1,257 @@
+//! One turn: a managed server process, its ACP session, the private bridge (when DSH
+//! offers tools) and the event loop that streams to DSH across tool rounds. A turn owns
+//! everything it starts and tears all of it down, in a fixed order, however it ends.
+
+mod blocks;
+mod driver;
+mod exchange;
+mod prompt;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ContentBlock, PromptRequest, SessionId, StopReason,
+};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
+pub(crate) use prompt::build_prompt;
+
+use crate::acp::{AcpConnection, ServerEvent, open_session};
+use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
+use crate::config::AdapterConfig;
+use crate::contract::{FinishReason, PartSender, StreamPart};
+use crate::error::AdapterError;
+use crate::server::{ManagedProcess, ScratchDir};
+use driver::{Outcome, TurnLoop};
+
+/// How many server events may wait for the turn before the server is held back.
+const EVENT_CAPACITY: usize = 256;
+
+/// Everything a fresh turn needs.
+#[derive(Debug)]
+pub(crate) struct TurnSpec {
+    pub(crate) config: Arc<AdapterConfig>,
+    /// The server model to select; `None` keeps the server's default.
+    pub(crate) model: Option<String>,
+    pub(crate) prompt: Vec<ContentBlock>,
+    pub(crate) catalog: Option<Arc<ToolCatalog>>,
+    pub(crate) fingerprint: [u8; 32],
+    pub(crate) history: HistoryDigest,
+    pub(crate) sink: PartSender,
+    pub(crate) abort: CancellationToken,
+    /// The provider's token: cancelled on disposal.
+    pub(crate) provider: CancellationToken,
+    pub(crate) registry: Arc<ExchangeRegistry>,
+    pub(crate) id: u64,
+    pub(crate) permit: OwnedSemaphorePermit,
+}
+
+/// What a turn has started so far, torn down in reverse order.
+#[derive(Default)]
+struct TurnResources {
+    scratch: Option<ScratchDir>,
+    bridge: Option<Bridge>,
+    process: Option<ManagedProcess>,
+    acp: Option<AcpConnection>,
+    session: Option<SessionId>,
+    prompt_task: Option<JoinHandle<()>>,
+}
+
+/// Runs a turn from start to teardown. Spawned on the provider's task tracker.
+pub(crate) async fn run_turn(spec: TurnSpec) {
+    let close = spec.provider.child_token();
+    let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
+    let (calls_tx, calls) = mpsc::channel(crate::bridge::MAX_PENDING_CALLS);
+    let mut resources = TurnResources::default();
+    let started = tokio::select! {
+        biased;
+        () = spec.provider.cancelled() => Err(Outcome::Disposed),
+        () = spec.abort.cancelled() => Err(Outcome::Cancelled),
+        () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
+        started = tokio::time::timeout(
+            spec.config.timeout,
+            start(&spec, &mut resources, events_tx, calls_tx, &close),
+        ) => match started {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(Outcome::Failed(error)),
+            Err(_) => Err(Outcome::Failed(AdapterError::Timeout("starting the server session"))),
+        },
+    };
+    let TurnSpec {
+        config,
+        fingerprint,
+        history,
+        sink,
+        abort,
+        provider,
+        registry,
+        id,
+        permit,
+        ..
+    } = spec;
+    let mut turn = TurnLoop::new(
+        driver::TurnLoopParts {
+            events,
+            calls,
+            abort,
+            provider,
+            close,
+            registry: registry.clone(),
+            id,
+            fingerprint,
+            history,
+            timeout: config.timeout,
+            tool_timeout: config.tool_timeout,
+        },
+        sink,
+    );
+    let outcome = match started {
+        Ok(()) => turn.run().await,
+        Err(outcome) => outcome,
+    };
+    let (sink, mut events) = turn.finish(&outcome).await;
+    resources
+        .teardown(&outcome, &mut events, config.shutdown_grace)
+        .await;
+    registry.withdraw(id);
+    drop(permit);
+    if let Some(sink) = sink {
+        deliver_terminal(&sink, outcome, config.shutdown_grace).await;
+    }
+}
+
+/// Starts the bridge, the server and the session, then sends the prompt.
+async fn start(
+    spec: &TurnSpec,
+    resources: &mut TurnResources,
+    events: mpsc::Sender<ServerEvent>,
+    calls: mpsc::Sender<ParkedCall>,
+    close: &CancellationToken,
+) -> Result<(), AdapterError> {
+    let scratch = ScratchDir::create(spec.config.scratch_root.as_deref())?;
+    let cwd = scratch.path().to_path_buf();
+    resources.scratch = Some(scratch);
+    let mut mcp_servers = Vec::new();
+    let mut identity = None;
+    if let Some(catalog) = &spec.catalog {
+        let bridge = Bridge::start(catalog.clone(), calls, close).await?;
+        mcp_servers.push(bridge.descriptor());
+        identity = Some(bridge.identity().clone());
+        resources.bridge = Some(bridge);
+    }
+    let (process, pipes) = ManagedProcess::spawn(&spec.config.server, &cwd)?;
+    resources.process = Some(process);
+    let acp = AcpConnection::connect(pipes, identity, events.clone()).await?;
+    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;
+    resources.acp = Some(acp);
+    let session = session?;
+    resources.session = Some(session.clone());
+    let Some(acp) = &resources.acp else {
+        return Err(AdapterError::ConnectionClosed("session/prompt"));
+    };
+    let cx = acp.cx().clone();
+    let request = PromptRequest::new(session, spec.prompt.clone());
+    resources.prompt_task = Some(tokio::spawn(async move {
+        let result = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map(|response| response.stop_reason)
+            .map_err(|e| AdapterError::remote("session/prompt", &e));
+        // The turn may already be tearing down; then nobody needs the answer.
+        let _ = events.send(ServerEvent::PromptDone(result)).await;
+    }));
+    Ok(())
+}
+
+impl TurnResources {
+    /// Ends everything the turn started: cancels a running prompt, settles parked calls,
+    /// closes the bridge and the connection, ends the process group, removes the scratch
+    /// directory.
+    async fn teardown(
+        mut self,
+        outcome: &Outcome,
+        events: &mut mpsc::Receiver<ServerEvent>,
+        grace: Duration,
+    ) {
+        let prompt_running = self.prompt_task.as_ref().is_some_and(|t| !t.is_finished())
+            && !matches!(outcome, Outcome::Finished(_));
+        if let (true, Some(acp), Some(session)) = (prompt_running, &self.acp, &self.session) {
+            if acp
+                .cx()
+                .send_notification(CancelNotification::new(session.clone()))
+                .is_ok()
+            {
+                // Give the server its chance to answer `cancelled`; this also makes sure
+                // the notification left before the pipes close.
+                let answered = tokio::time::timeout(grace, async {
+                    while let Some(event) = events.recv().await {
+                        if matches!(event, ServerEvent::PromptDone(_)) {
+                            break;
+                        }
+                    }
+                });
+                if answered.await.is_err() {
+                    tracing::debug!("the server did not answer session/cancel in time");
+                }
+            }
+        }
+        events.close();
+        if let Some(bridge) = self.bridge.take() {
+            bridge.close().await;
+        }
+        if let Some(acp) = self.acp.take() {
+            acp.close(grace).await;
+        }
+        if let Some(process) = self.process.take() {
+            process.shutdown(grace).await;
+        }
+        if let Some(task) = self.prompt_task.take() {
+            task.abort();
+            let _ended = task.await;
+        }
+        if let Some(scratch) = self.scratch.take() {
+            scratch.remove();
+        }
+    }
+}
+
+/// Maps the server's stop reason to DSH's finish reason.
+pub(crate) fn finish_reason(stop: StopReason) -> FinishReason {
+    match stop {
+        StopReason::MaxTokens => FinishReason::Length,
+        StopReason::Refusal => FinishReason::Refusal,
+        StopReason::Cancelled => FinishReason::Cancelled,
+        _ => FinishReason::Stop,
+    }
+}
+
+/// Sends the single terminal item, without waiting forever on a DSH that stopped reading.
+async fn deliver_terminal(sink: &PartSender, outcome: Outcome, grace: Duration) {
+    let delivered = match outcome {
+        Outcome::Finished(reason) => timed(grace, sink.send(StreamPart::Finish { reason })).await,
+        Outcome::Cancelled | Outcome::Superseded => {
+            timed(
+                grace,
+                sink.send(StreamPart::Finish {
+                    reason: FinishReason::Cancelled,
+                }),
+            )
+            .await
+        }
+        Outcome::Failed(error) => timed(grace, sink.fail(error.to_llm_error())).await,
+        Outcome::Disposed => timed(grace, sink.fail(AdapterError::Disposed.to_llm_error())).await,
+        Outcome::DroppedByDsh => true,
+    };
+    if !delivered {
+        tracing::debug!("DSH did not take the terminal part");
+    }
+}
+
+async fn timed(grace: Duration, send: impl Future<Output = bool>) -> bool {
+    tokio::time::timeout(grace, send).await.unwrap_or(false)
+}

@@ -1,0 +1,255 @@
+//! `ExchangeRegistry`: the unfinished tool exchanges that survive between DSH generations,
+//! and the rule that decides whether a new generate continues one.
+//!
+//! A turn that stops for DSH's tools parks an entry: the calls it issued, the history it
+//! was generated from, and a fingerprint of model, system prompt and tool catalog. A new
+//! chat generate continues the entry only when its history is that history plus the
+//! assistant's calls and their results, and its fingerprint is unchanged. Then every issued
+//! call must have exactly one result: a missing or duplicate result fails explicitly.
+//! Anything else (a new user message, other calls, changed tools or model) closes the old
+//! exchange and the turn restarts from DSH's authoritative history.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::contract::{AssistantPart, GenerateRequest, Message, PartSender, Purpose, ToolResult};
+use crate::error::AdapterError;
+
+/// A digest of a history prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HistoryDigest {
+    len: usize,
+    hash: [u8; 32],
+}
+
+fn hash_json<T: Serialize + ?Sized>(hasher: &mut Sha256, value: &T) {
+    // Serialising our own contract types cannot fail; an empty encoding would only make
+    // two histories look different, never alike.
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    hasher.update((bytes.len() as u64).to_le_bytes());
+    hasher.update(&bytes);
+}
+
+impl HistoryDigest {
+    /// The digest of `history`.
+    pub(crate) fn of(history: &[Message]) -> Self {
+        let mut hasher = Sha256::new();
+        for message in history {
+            hash_json(&mut hasher, message);
+        }
+        Self {
+            len: history.len(),
+            hash: hasher.finalize().into(),
+        }
+    }
+
+    /// Whether `history` starts with the history this digest was taken of.
+    fn is_prefix_of(&self, history: &[Message]) -> bool {
+        history
+            .get(..self.len)
+            .is_some_and(|prefix| Self::of(prefix) == *self)
+    }
+}
+
+/// What must not change inside one tool exchange: model, system prompt and tool catalog.
+pub(crate) fn fingerprint(request: &GenerateRequest) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hash_json(&mut hasher, &request.model);
+    hash_json(&mut hasher, &request.system);
+    hash_json(&mut hasher, &request.tools);
+    hasher.finalize().into()
+}
+
+/// DSH's next generate, delivered to the parked turn.
+#[derive(Debug)]
+pub(crate) struct Continuation {
+    /// One result per issued call, in issue order.
+    pub(crate) results: Vec<ToolResult>,
+    /// Where the continued stream goes.
+    pub(crate) sink: PartSender,
+    /// The new request's abort signal.
+    pub(crate) abort: CancellationToken,
+    /// The new request's whole history.
+    pub(crate) history: HistoryDigest,
+}
+
+/// A turn waiting for DSH's tool results.
+#[derive(Debug)]
+pub(crate) struct PendingExchange {
+    /// The turn's id.
+    pub(crate) id: u64,
+    /// The call ids DSH must answer, in issue order.
+    pub(crate) issued: Vec<String>,
+    /// The fingerprint of the request that started the exchange.
+    pub(crate) fingerprint: [u8; 32],
+    /// The history the last segment was generated from.
+    pub(crate) history: HistoryDigest,
+    /// Where a continuation is delivered.
+    pub(crate) control: mpsc::Sender<Continuation>,
+    /// Cancelling it closes the turn.
+    pub(crate) close: CancellationToken,
+}
+
+/// How a generate relates to the pending exchanges.
+#[derive(Debug)]
+pub(crate) enum Claim {
+    /// Continue this exchange with these results (in issue order).
+    Continue(PendingExchange, Vec<ToolResult>),
+    /// Start a fresh turn.
+    Fresh,
+}
+
+/// The pending exchanges of one provider.
+#[derive(Debug, Default)]
+pub(crate) struct ExchangeRegistry {
+    pending: Mutex<Vec<PendingExchange>>,
+}
+
+/// What a history adds after an exchange's prefix.
+struct Tail<'a> {
+    calls: HashSet<&'a str>,
+    results: Vec<&'a ToolResult>,
+    has_user_message: bool,
+}
+
+fn tail_of(messages: &[Message]) -> Tail<'_> {
+    let mut tail = Tail {
+        calls: HashSet::new(),
+        results: Vec::new(),
+        has_user_message: false,
+    };
+    for message in messages {
+        match message {
+            Message::User(_) => tail.has_user_message = true,
+            Message::Assistant(parts) => {
+                for part in parts {
+                    if let AssistantPart::ToolCall(call) = part {
+                        tail.calls.insert(&call.call_id);
+                    }
+                }
+            }
+            Message::Tool(results) => tail.results.extend(results),
+        }
+    }
+    tail
+}
+
+/// The results in issue order, or why they do not answer the issued calls exactly.
+fn match_results(
+    issued: &[String],
+    results: &[&ToolResult],
+) -> Result<Vec<ToolResult>, AdapterError> {
+    let mut by_id: HashMap<&str, Vec<&ToolResult>> = HashMap::new();
+    for result in results {
+        by_id
+            .entry(result.call_id.as_str())
+            .or_default()
+            .push(result);
+    }
+    if let Some(unknown) = by_id.keys().find(|id| !issued.iter().any(|i| i == *id)) {
+        return Err(AdapterError::InvalidHistory(format!(
+            "a tool result answers call `{unknown}`, which this exchange never issued"
+        )));
+    }
+    issued
+        .iter()
+        .map(|id| match by_id.get(id.as_str()).map(Vec::as_slice) {
+            Some([one]) => Ok((*one).clone()),
+            Some([]) | None => Err(AdapterError::InvalidHistory(format!(
+                "the tool result for call `{id}` is missing"
+            ))),
+            Some(_) => Err(AdapterError::InvalidHistory(format!(
+                "call `{id}` has more than one tool result"
+            ))),
+        })
+        .collect()
+}
+
+impl ExchangeRegistry {
+    /// Parks an exchange until DSH answers its calls.
+    pub(crate) fn park(&self, exchange: PendingExchange) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.push(exchange);
+        }
+    }
+
+    /// Removes a turn's entry; `true` when it was still parked (no continuation claimed
+    /// it).
+    pub(crate) fn withdraw(&self, id: u64) -> bool {
+        let Ok(mut pending) = self.pending.lock() else {
+            return false;
+        };
+        let before = pending.len();
+        pending.retain(|exchange| exchange.id != id);
+        pending.len() != before
+    }
+
+    /// Decides what `request` continues. Exchanges it supersedes are closed.
+    pub(crate) fn claim(
+        &self,
+        request: &GenerateRequest,
+        fingerprint: &[u8; 32],
+    ) -> Result<Claim, AdapterError> {
+        // Title and compaction requests never borrow a pending tool turn.
+        if request.purpose != Purpose::Chat {
+            return Ok(Claim::Fresh);
+        }
+        let Ok(mut pending) = self.pending.lock() else {
+            return Ok(Claim::Fresh);
+        };
+        let mut index = 0;
+        while let Some(exchange) = pending.get(index) {
+            let referenced = exchange
+                .issued
+                .iter()
+                .any(|id| mentions_call(&request.history, id));
+            if !exchange.history.is_prefix_of(&request.history) {
+                if referenced {
+                    // The conversation the exchange belongs to moved on without it.
+                    pending.swap_remove(index).close.cancel();
+                } else {
+                    index += 1;
+                }
+                continue;
+            }
+            let tail = tail_of(
+                request
+                    .history
+                    .get(exchange.history.len..)
+                    .unwrap_or_default(),
+            );
+            let same_calls = tail.calls.len() == exchange.issued.len()
+                && exchange
+                    .issued
+                    .iter()
+                    .all(|id| tail.calls.contains(id.as_str()));
+            if tail.has_user_message || !same_calls || exchange.fingerprint != *fingerprint {
+                if referenced || tail.has_user_message {
+                    pending.swap_remove(index).close.cancel();
+                } else {
+                    index += 1;
+                }
+                continue;
+            }
+            let results = match_results(&exchange.issued, &tail.results)?;
+            let exchange = pending.swap_remove(index);
+            return Ok(Claim::Continue(exchange, results));
+        }
+        Ok(Claim::Fresh)
+    }
+}
+
+fn mentions_call(history: &[Message], call_id: &str) -> bool {
+    history.iter().any(|message| match message {
+        Message::Assistant(parts) => parts
+            .iter()
+            .any(|p| matches!(p, AssistantPart::ToolCall(c) if c.call_id == call_id)),
+        Message::Tool(results) => results.iter().any(|r| r.call_id == call_id),
+        Message::User(_) => false,
+    })
+}
