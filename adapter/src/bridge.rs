@@ -54,6 +54,7 @@ pub(crate) struct Bridge {
     token: String,
     identity: BridgeIdentity,
     closing: CancellationToken,
+    service_stop: CancellationToken,
     task: JoinHandle<()>,
 }
 
@@ -78,6 +79,7 @@ impl Bridge {
         let address = listener.local_addr().map_err(AdapterError::Bridge)?;
         let token = fresh_token()?;
         let closing = parent.child_token();
+        let service_stop = CancellationToken::new();
         let hosts = vec![
             format!("127.0.0.1:{}", address.port()),
             format!("localhost:{}", address.port()),
@@ -94,7 +96,9 @@ impl Bridge {
             .with_allowed_hosts(hosts.clone())
             .enforce_origin_validation()
             .with_max_request_body_bytes(MAX_BODY_BYTES)
-            .with_cancellation_token(closing.child_token());
+            // rmcp's own token is cancelled only after in-flight calls were answered
+            // (see `close`): cancelling it first would answer them with a bare 500.
+            .with_cancellation_token(service_stop.clone());
         let service = StreamableHttpService::new(
             move || Ok(handler.clone()),
             Arc::new(NeverSessionManager::default()),
@@ -124,6 +128,7 @@ impl Bridge {
             token,
             identity,
             closing,
+            service_stop,
             task,
         })
     }
@@ -145,14 +150,20 @@ impl Bridge {
         &self.identity
     }
 
-    /// Stops serving: parked requests are settled, the port is released.
+    /// Stops serving: parked requests are answered with an error result, the port is
+    /// released.
     pub(crate) async fn close(self) {
         self.closing.cancel();
         let mut task = self.task;
         if tokio::time::timeout(CLOSE_GRACE, &mut task).await.is_err() {
+            self.service_stop.cancel();
             task.abort();
             // An aborted task resolves at once; its result says only that it was aborted.
             let _aborted = task.await;
         }
+        self.service_stop.cancel();
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -169,6 +169,28 @@ async fn start(
 }
 
 impl TurnResources {
+    /// Sends `session/cancel` and gives the server `grace` to answer the prompt (which
+    /// also makes sure the notification left before the pipes close).
+    async fn cancel_prompt(&self, events: &mut mpsc::Receiver<ServerEvent>, grace: Duration) {
+        let (Some(acp), Some(session)) = (&self.acp, &self.session) else {
+            return;
+        };
+        let cancel = CancelNotification::new(session.clone());
+        if acp.cx().send_notification(cancel).is_err() {
+            return;
+        }
+        let answered = tokio::time::timeout(grace, async {
+            while let Some(event) = events.recv().await {
+                if matches!(event, ServerEvent::PromptDone(_)) {
+                    break;
+                }
+            }
+        });
+        if answered.await.is_err() {
+            tracing::debug!("the server did not answer session/cancel in time");
+        }
+    }
+
     /// Ends everything the turn started: cancels a running prompt, settles parked calls,
     /// closes the bridge and the connection, ends the process group, removes the scratch
     /// directory.
@@ -180,25 +202,8 @@ impl TurnResources {
     ) {
         let prompt_running = self.prompt_task.as_ref().is_some_and(|t| !t.is_finished())
             && !matches!(outcome, Outcome::Finished(_));
-        if let (true, Some(acp), Some(session)) = (prompt_running, &self.acp, &self.session) {
-            if acp
-                .cx()
-                .send_notification(CancelNotification::new(session.clone()))
-                .is_ok()
-            {
-                // Give the server its chance to answer `cancelled`; this also makes sure
-                // the notification left before the pipes close.
-                let answered = tokio::time::timeout(grace, async {
-                    while let Some(event) = events.recv().await {
-                        if matches!(event, ServerEvent::PromptDone(_)) {
-                            break;
-                        }
-                    }
-                });
-                if answered.await.is_err() {
-                    tracing::debug!("the server did not answer session/cancel in time");
-                }
-            }
+        if prompt_running {
+            self.cancel_prompt(events, grace).await;
         }
         events.close();
         if let Some(bridge) = self.bridge.take() {

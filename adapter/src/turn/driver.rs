@@ -289,10 +289,10 @@ impl TurnLoop {
         // Dropping a parked call answers its HTTP request with an error result.
         self.awaiting.clear();
         let deliverable = !matches!(outcome, Outcome::DroppedByDsh | Outcome::Disposed);
-        if deliverable {
-            if let (Some(sink), Some(part)) = (&self.sink, self.blocks.close()) {
-                let grace = self.parts.tool_timeout.min(Duration::from_secs(2));
-                let _ = tokio::time::timeout(grace, sink.send(part)).await;
+        if let (true, Some(sink), Some(part)) = (deliverable, &self.sink, self.blocks.close()) {
+            let grace = self.parts.tool_timeout.min(Duration::from_secs(2));
+            if tokio::time::timeout(grace, sink.send(part)).await.is_err() {
+                tracing::debug!("DSH did not take the closing block part");
             }
         }
         (self.sink, self.parts.events)

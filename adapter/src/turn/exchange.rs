@@ -253,3 +253,6 @@ fn mentions_call(history: &[Message], call_id: &str) -> bool {
         Message::User(_) => false,
     })
 }
+
+#[cfg(test)]
+mod tests;

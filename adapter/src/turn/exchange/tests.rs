@@ -1,0 +1,174 @@
+//! The continuation rules: what continues a parked exchange, what fails explicitly, and
+//! what closes it so the turn restarts from DSH's history.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::json;
+
+use super::*;
+use crate::contract::{ToolCallPart, ToolDefinition, UserPart};
+
+fn user(text: &str) -> Message {
+    Message::User(vec![UserPart::Text(text.into())])
+}
+
+fn calls(ids: &[&str]) -> Message {
+    Message::Assistant(
+        ids.iter()
+            .map(|id| {
+                AssistantPart::ToolCall(ToolCallPart {
+                    call_id: (*id).into(),
+                    tool_name: "t".into(),
+                    arguments: json!({}),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn results(ids: &[&str]) -> Message {
+    Message::Tool(
+        ids.iter()
+            .map(|id| ToolResult {
+                call_id: (*id).into(),
+                tool_name: "t".into(),
+                output: json!(format!("out {id}")),
+                is_error: false,
+            })
+            .collect(),
+    )
+}
+
+fn request(history: Vec<Message>) -> GenerateRequest {
+    let mut request = GenerateRequest::chat("antigravity-acp/server-default", "sys", history);
+    request.tools = vec![ToolDefinition {
+        name: "t".into(),
+        description: "d".into(),
+        input_schema: json!({"type": "object"}),
+    }];
+    request
+}
+
+/// A registry holding one exchange that issued `issued` after `history`.
+fn parked(
+    history: &[Message],
+    issued: &[&str],
+) -> (
+    ExchangeRegistry,
+    CancellationToken,
+    mpsc::Receiver<Continuation>,
+) {
+    let registry = ExchangeRegistry::default();
+    let (control, receiver) = mpsc::channel(1);
+    let close = CancellationToken::new();
+    registry.park(PendingExchange {
+        id: 7,
+        issued: issued.iter().map(|s| (*s).to_owned()).collect(),
+        fingerprint: fingerprint(&request(history.to_vec())),
+        history: HistoryDigest::of(history),
+        control,
+        close: close.clone(),
+    });
+    (registry, close, receiver)
+}
+
+fn claim(registry: &ExchangeRegistry, request: &GenerateRequest) -> Result<Claim, AdapterError> {
+    registry.claim(request, &fingerprint(request))
+}
+
+#[test]
+fn matching_calls_and_results_continue_in_issue_order() {
+    let base = vec![user("go")];
+    let (registry, close, _rx) = parked(&base, &["a", "b"]);
+    let mut history = base.clone();
+    history.push(calls(&["b", "a"]));
+    history.push(results(&["b", "a"]));
+    match claim(&registry, &request(history)).unwrap() {
+        Claim::Continue(exchange, results) => {
+            assert_eq!(exchange.id, 7);
+            let order: Vec<_> = results.iter().map(|r| r.call_id.as_str()).collect();
+            assert_eq!(order, ["a", "b"]);
+        }
+        Claim::Fresh => panic!("should continue"),
+    }
+    assert!(!close.is_cancelled());
+    assert!(
+        !registry.withdraw(7),
+        "a claimed exchange leaves the registry"
+    );
+}
+
+#[test]
+fn missing_duplicate_and_foreign_results_fail_explicitly() {
+    let base = vec![user("go")];
+    for (answers, needle) in [
+        (vec!["a"], "missing"),
+        (vec!["a", "b", "b"], "more than one"),
+        (vec!["a", "b", "zzz"], "never issued"),
+    ] {
+        let (registry, _close, _rx) = parked(&base, &["a", "b"]);
+        let mut history = base.clone();
+        history.push(calls(&["a", "b"]));
+        history.push(results(&answers));
+        let error = claim(&registry, &request(history)).unwrap_err();
+        assert!(
+            matches!(&error, AdapterError::InvalidHistory(m) if m.contains(needle)),
+            "{error}"
+        );
+        assert!(
+            registry.withdraw(7),
+            "a failed claim keeps the exchange parked"
+        );
+    }
+}
+
+#[test]
+fn a_new_user_message_or_changed_tools_close_the_exchange() {
+    let base = vec![user("go")];
+    let (registry, close, _rx) = parked(&base, &["a"]);
+    let history = vec![
+        user("go"),
+        calls(&["a"]),
+        results(&["a"]),
+        user("actually, stop"),
+    ];
+    assert!(matches!(
+        claim(&registry, &request(history)).unwrap(),
+        Claim::Fresh
+    ));
+    assert!(close.is_cancelled());
+
+    let (registry, close, _rx) = parked(&base, &["a"]);
+    let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+    changed.tools[0].description = "new description".into();
+    assert!(matches!(claim(&registry, &changed).unwrap(), Claim::Fresh));
+    assert!(close.is_cancelled());
+}
+
+#[test]
+fn an_edited_earlier_message_closes_the_exchange_it_references() {
+    let base = vec![user("go")];
+    let (registry, close, _rx) = parked(&base, &["a"]);
+    let history = vec![user("go, but edited"), calls(&["a"]), results(&["a"])];
+    assert!(matches!(
+        claim(&registry, &request(history)).unwrap(),
+        Claim::Fresh
+    ));
+    assert!(close.is_cancelled());
+}
+
+#[test]
+fn titles_and_other_conversations_never_borrow_the_exchange() {
+    let base = vec![user("go")];
+    let (registry, close, _rx) = parked(&base, &["a"]);
+    let mut title = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+    title.purpose = Purpose::Title;
+    assert!(matches!(claim(&registry, &title).unwrap(), Claim::Fresh));
+    let subagent = request(vec![user("a subagent's own task")]);
+    assert!(matches!(claim(&registry, &subagent).unwrap(), Claim::Fresh));
+    assert!(!close.is_cancelled());
+    assert!(
+        registry.withdraw(7),
+        "the parent's exchange is still parked"
+    );
+}
