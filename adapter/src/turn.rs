@@ -115,13 +115,17 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     };
     let (sink, mut events) = turn.finish(&outcome).await;
     resources
-        .teardown(&outcome, &mut events, config.shutdown_grace)
+        .settle(&outcome, &mut events, config.shutdown_grace)
         .await;
     registry.withdraw(id);
-    drop(permit);
+    // DSH learns the outcome once the session is settled and the bridge closed; the
+    // process group and the scratch directory go next, before the turn's slot is freed
+    // (disposal awaits this task, so nothing outlives the provider).
     if let Some(sink) = sink {
         deliver_terminal(&sink, outcome, config.shutdown_grace).await;
     }
+    resources.release(config.shutdown_grace).await;
+    drop(permit);
 }
 
 /// Starts the bridge, the server and the session, then sends the prompt.
@@ -191,11 +195,10 @@ impl TurnResources {
         }
     }
 
-    /// Ends everything the turn started: cancels a running prompt, settles parked calls,
-    /// closes the bridge and the connection, ends the process group, removes the scratch
-    /// directory.
-    async fn teardown(
-        mut self,
+    /// Ends the turn's conversation: cancels a running prompt (C49) and closes the bridge,
+    /// which answers every parked call (C50).
+    async fn settle(
+        &mut self,
         outcome: &Outcome,
         events: &mut mpsc::Receiver<ServerEvent>,
         grace: Duration,
@@ -209,6 +212,11 @@ impl TurnResources {
         if let Some(bridge) = self.bridge.take() {
             bridge.close().await;
         }
+    }
+
+    /// Releases what is left: closes the connection (the server's stdin), ends the process
+    /// group, removes the scratch directory.
+    async fn release(mut self, grace: Duration) {
         if let Some(acp) = self.acp.take() {
             acp.close(grace).await;
         }

@@ -1,0 +1,239 @@
+//! Provider lifecycle against stand-in servers that never answer (plain `sh` processes):
+//! requests the server cannot serve fail explicitly, and timeout, abort, disposal and the
+//! active-turn limit all end with the process group gone.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use antigravity_acp::contract::{
+    FinishReason, GenerateRequest, LlmAdapter, LlmErrorCode, Message, StreamPart, UserPart,
+};
+use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
+use futures::StreamExt;
+
+const BOUND: Duration = Duration::from_secs(20);
+
+/// A "server" that records its pid and then ignores everything, SIGTERM included.
+fn silent_server(pidfile: &Path) -> ServerCommand {
+    ServerCommand {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "echo $$ > \"$PIDFILE\"; trap '' TERM; exec sleep 300".into(),
+        ],
+        env: vec![("PIDFILE".into(), pidfile.display().to_string())],
+    }
+}
+
+fn config(server: ServerCommand, scratch: &Path) -> AdapterConfig {
+    AdapterConfig {
+        server,
+        scratch_root: Some(scratch.to_path_buf()),
+        shutdown_grace: Duration::from_millis(200),
+        ..AdapterConfig::default()
+    }
+}
+
+fn hello() -> GenerateRequest {
+    GenerateRequest::chat(
+        "antigravity-acp/server-default",
+        "",
+        vec![Message::User(vec![UserPart::Text("hello".into())])],
+    )
+}
+
+/// Every item of a stream, with a bound.
+async fn collect(
+    stream: antigravity_acp::contract::PartStream,
+) -> Vec<Result<StreamPart, antigravity_acp::contract::LlmError>> {
+    tokio::time::timeout(BOUND, stream.collect::<Vec<_>>())
+        .await
+        .expect("the stream did not end")
+}
+
+fn is_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.contains(") Z "),
+        Err(_) => false,
+    }
+}
+
+fn recorded_pid(pidfile: &Path) -> i32 {
+    std::fs::read_to_string(pidfile)
+        .expect("the stand-in server never started")
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn empty_dir(path: &Path) -> bool {
+    std::fs::read_dir(path).unwrap().next().is_none()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_cannot_start_is_unavailable() {
+    let scratch = tempfile::tempdir().unwrap();
+    let server = ServerCommand {
+        program: "/nonexistent/agy_acp_server.par".into(),
+        args: vec![],
+        env: vec![],
+    };
+    let provider = AntigravityProvider::new(config(server, scratch.path()));
+    let items = collect(provider.generate(hello())).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(
+        items[0].as_ref().unwrap_err().code,
+        LlmErrorCode::ServerUnavailable
+    );
+    provider.dispose().await;
+    assert!(empty_dir(scratch.path()), "scratch directory left behind");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_server_times_out_and_its_group_is_killed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let mut config = config(silent_server(&pidfile), scratch.path());
+    config.scratch_root = Some(scratch.path().join("turns"));
+    std::fs::create_dir(scratch.path().join("turns")).unwrap();
+    config.timeout = Duration::from_millis(500);
+    let provider = AntigravityProvider::new(config);
+    let items = collect(provider.generate(hello())).await;
+    assert_eq!(
+        items.last().unwrap().as_ref().unwrap_err().code,
+        LlmErrorCode::Timeout
+    );
+    provider.dispose().await;
+    assert!(
+        !is_alive(recorded_pid(&pidfile)),
+        "the server outlived its turn"
+    );
+    assert!(
+        empty_dir(&scratch.path().join("turns")),
+        "scratch directory left behind"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_abort_finishes_cancelled_and_ends_the_server() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let mut config = config(silent_server(&pidfile), scratch.path());
+    config.scratch_root = Some(scratch.path().join("turns"));
+    std::fs::create_dir(scratch.path().join("turns")).unwrap();
+    let provider = AntigravityProvider::new(config);
+    let request = hello();
+    let abort = request.abort.clone();
+    let stream = provider.generate(request);
+    abort.cancel();
+    let items = collect(stream).await;
+    assert_eq!(
+        items.last().unwrap().as_ref().unwrap(),
+        &StreamPart::Finish {
+            reason: FinishReason::Cancelled
+        }
+    );
+    provider.dispose().await;
+    if pidfile.exists() {
+        assert!(
+            !is_alive(recorded_pid(&pidfile)),
+            "the server outlived the abort"
+        );
+    }
+    assert!(
+        empty_dir(&scratch.path().join("turns")),
+        "scratch directory left behind"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disposal_ends_running_turns_and_refuses_new_ones() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let mut config = config(silent_server(&pidfile), scratch.path());
+    config.scratch_root = Some(scratch.path().join("turns"));
+    std::fs::create_dir(scratch.path().join("turns")).unwrap();
+    config.max_active_turns = 1;
+    let provider = AntigravityProvider::new(config);
+    let first = provider.generate(hello());
+    // The active-turn limit fails explicitly instead of queueing.
+    let busy = collect(provider.generate(hello())).await;
+    assert_eq!(busy[0].as_ref().unwrap_err().code, LlmErrorCode::Busy);
+    provider.dispose().await;
+    let items = collect(first).await;
+    assert_eq!(
+        items.last().unwrap().as_ref().unwrap_err().code,
+        LlmErrorCode::Disposed
+    );
+    let after = collect(provider.generate(hello())).await;
+    assert_eq!(after[0].as_ref().unwrap_err().code, LlmErrorCode::Disposed);
+    if pidfile.exists() {
+        assert!(
+            !is_alive(recorded_pid(&pidfile)),
+            "the server outlived disposal"
+        );
+    }
+    assert!(
+        empty_dir(&scratch.path().join("turns")),
+        "scratch directory left behind"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path()));
+
+    let mut sampled = hello();
+    sampled.sampling.temperature = Some(0.2);
+    sampled.sampling.seed = Some(1);
+    let error = collect(provider.generate(sampled))
+        .await
+        .remove(0)
+        .unwrap_err();
+    assert_eq!(error.code, LlmErrorCode::UnsupportedOption);
+    assert!(
+        error.message.contains("temperature") && error.message.contains("seed"),
+        "{}",
+        error.message
+    );
+
+    let mut pdf = hello();
+    pdf.history.push(Message::User(vec![UserPart::Binary(
+        antigravity_acp::contract::BinaryPart {
+            media_type: "application/pdf".into(),
+            data_base64: "AA==".into(),
+        },
+    )]));
+    let error = collect(provider.generate(pdf)).await.remove(0).unwrap_err();
+    assert_eq!(error.code, LlmErrorCode::UnsupportedInput);
+
+    let mut foreign = hello();
+    foreign.model = "openai/gpt-9".into();
+    let error = collect(provider.generate(foreign))
+        .await
+        .remove(0)
+        .unwrap_err();
+    assert_eq!(error.code, LlmErrorCode::ModelUnavailable);
+
+    let mut bad_tool = hello();
+    bad_tool.tools.push(antigravity_acp::contract::ToolDefinition {
+        name: "fetch".into(),
+        description: "Fetches".into(),
+        input_schema: serde_json::json!({"type": "object", "properties": {"u": {"$ref": "https://example.com/u.json"}}}),
+    });
+    let error = collect(provider.generate(bad_tool))
+        .await
+        .remove(0)
+        .unwrap_err();
+    assert_eq!(error.code, LlmErrorCode::InvalidToolDefinition);
+
+    provider.dispose().await;
+    assert!(
+        !pidfile.exists(),
+        "a server was started for a request that could not be served"
+    );
+}
