@@ -95,6 +95,11 @@ pub enum Step {
     ExpectResult(ResultExpectation),
     /// A `usage_update` notification.
     Usage(UsageStep),
+    /// Wait until the client sends `session/cancel`; the prompt then answers `cancelled`.
+    /// If no cancel arrives within `timeout_ms`, an expectation failure is journaled and
+    /// the turn goes on. Lets a scenario test a cancel mid-turn without sleeping.
+    /// (Added after the first interface draft; older scripts do not use it.)
+    WaitForCancel(WaitForCancelStep),
 }
 
 /// A host tool call.
@@ -132,4 +137,17 @@ pub struct UsageStep {
     pub used: u64,
     /// The context window.
     pub size: u64,
+}
+
+/// A wait for `session/cancel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitForCancelStep {
+    /// How long to wait, in milliseconds (default 10000).
+    #[serde(default = "default_cancel_wait_ms")]
+    pub timeout_ms: u64,
+}
+
+fn default_cancel_wait_ms() -> u64 {
+    10_000
 }

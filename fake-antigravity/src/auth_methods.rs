@@ -1,0 +1,71 @@
+//! `authenticate` and `logout` (research §5): the sign-in state follows `script.auth`.
+//! `signed-in` starts signed in; `required` signs in on any valid method (the browser flow
+//! "completes" at once); `refused` fails every `authenticate` with "Onboarding failed".
+
+use agent_client_protocol::Error;
+use serde_json::{Value, json};
+
+use crate::catalogue::AUTH_METHOD_IDS;
+use crate::fake_agent::FakeAgent;
+use crate::params::ParamReader;
+use crate::rpc_errors::{ParamProblem, invalid_params_message, onboarding_failed};
+use crate::script::AuthScript;
+
+/// `agent-platform`'s former id, which 1.3.0 still accepts.
+const LEGACY_VERTEX_ID: &str = "vertex-ai";
+
+/// `authenticate {methodId}`.
+pub fn authenticate(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
+    let mut reader = ParamReader::new(params);
+    let method = reader.required_str("methodId");
+    if let Some(method) = method
+        && !AUTH_METHOD_IDS.contains(&method)
+        && method != LEGACY_VERTEX_ID
+    {
+        reader.problem(ParamProblem::bad_value(
+            vec![json!("methodId")],
+            format!(
+                "unknown authentication method `{method}`; expected one of: {}",
+                AUTH_METHOD_IDS.join(", ")
+            ),
+        ));
+    }
+    reader.finish()?;
+    let method = method.unwrap_or_default();
+    if method == "gemini-api-key" && std::env::var_os("GEMINI_API_KEY").is_none_or(|v| v.is_empty())
+    {
+        return Err(invalid_params_message(
+            "The GEMINI_API_KEY environment variable must be set in the environment the ACP \
+             server is launched from for Gemini API Key authentication.",
+        ));
+    }
+    if agent.script.auth == AuthScript::Refused {
+        agent.log.warning(
+            "credential_manager.py:553",
+            "Credentials missing or invalid. Launching browser login flow...",
+        );
+        agent.log.error(
+            "credential_manager.py:590",
+            "fake-antigravity: the scripted sign-in flow is refused",
+        );
+        return Err(onboarding_failed());
+    }
+    if !agent.is_signed_in() && method.starts_with("oauth-") {
+        agent.log.info(
+            "credential_manager.py:553",
+            "Credentials missing or invalid. Launching browser login flow...",
+        );
+        agent.log.info(
+            "credential_manager.py:560",
+            "fake-antigravity: the scripted sign-in flow completes at once",
+        );
+    }
+    agent.set_signed_in(true);
+    Ok(json!({}))
+}
+
+/// `logout {}`: clears the (pretend) stored credentials.
+pub fn logout(agent: &FakeAgent) -> Value {
+    agent.set_signed_in(false);
+    json!({})
+}

@@ -1,0 +1,188 @@
+//! The fake as a process: parse the command line, load the script, open the journal,
+//! build a tokio runtime, serve ACP on stdio until stdin closes (exit 0) or SIGTERM /
+//! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
+use crate::glog::Glog;
+use crate::journal::JournalEntry;
+use crate::journal_writer::JournalWriter;
+use crate::script::Script;
+use crate::script_file::load_script;
+use crate::serve::{ServeOptions, resolve_gemini_home, serve};
+use crate::stdio_pipes::{stdin_reader, stdout_writer};
+
+/// The environment variables the journal's `Started` entry records when set.
+pub const RECORDED_ENV: &[&str] = &[
+    "GEMINI_HOME",
+    "ANTIGRAVITY_HARNESS_PATH",
+    "AGY_ACP_FORCE_FILE_STORAGE",
+    "BROWSER",
+];
+
+/// Exit code for a refused command line or script.
+const USAGE_ERROR: u8 = 2;
+
+/// Runs the fake as a whole process and returns its exit code.
+///
+/// `args` are the arguments **after** the program name (as from
+/// `std::env::args_os().skip(1)`), so the fake can run re-exec'd inside another binary's
+/// subcommand. It builds its own tokio runtime: do not call it from inside one.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let options = match parse_args(&args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!(
+                "FATAL Flags parsing error: {e}\nPass --helpshort or --helpfull to see help on flags."
+            );
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    match options.action {
+        CliAction::Version => {
+            eprint!("{}", version_banner());
+            return ExitCode::SUCCESS;
+        }
+        CliAction::Help => {
+            eprint!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        CliAction::Serve => {}
+    }
+    let script = match &options.script {
+        Some(path) => match load_script(path) {
+            Ok(script) => script,
+            Err(e) => {
+                eprintln!("fake-antigravity: {e}");
+                return ExitCode::from(USAGE_ERROR);
+            }
+        },
+        None => Script::default(),
+    };
+    let journal = match &options.journal {
+        Some(dir) => match JournalWriter::create_in(dir) {
+            Ok(journal) => Some(Arc::new(journal)),
+            Err(e) => {
+                eprintln!("fake-antigravity: {e}");
+                return ExitCode::from(USAGE_ERROR);
+            }
+        },
+        None => None,
+    };
+    if let Some(journal) = &journal {
+        journal.record(&started_entry(&args));
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("fake-antigravity: cannot start the tokio runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (code, reason) = runtime.block_on(run(&options, script, journal.clone()));
+    if let Some(journal) = &journal {
+        journal.record(&JournalEntry::Exited { reason });
+    }
+    // A fallback stdin reader may sit in a blocking read: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    code
+}
+
+fn started_entry(args: &[OsString]) -> JournalEntry {
+    let env: BTreeMap<String, String> = RECORDED_ENV
+        .iter()
+        .filter_map(|name| {
+            std::env::var_os(name).map(|v| ((*name).to_string(), v.to_string_lossy().into_owned()))
+        })
+        .collect();
+    JournalEntry::Started {
+        pid: std::process::id(),
+        args: args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        env,
+    }
+}
+
+/// Serves on stdio until stdin closes or a signal; returns the exit code and the reason.
+async fn run(
+    options: &CliOptions,
+    script: Script,
+    journal: Option<Arc<JournalWriter>>,
+) -> (ExitCode, String) {
+    let log = Glog::new(options.debug);
+    let (gemini_home, from_env) = resolve_gemini_home();
+    log.info("main.py:80", "Starting AGY ACP Server...");
+    let origin = if from_env {
+        "from $GEMINI_HOME"
+    } else {
+        "default; $GEMINI_HOME is unset"
+    };
+    log.info(
+        "main.py:81",
+        &format!(
+            "Gemini home resolved to {} ({origin})",
+            gemini_home.display()
+        ),
+    );
+    let script_name = options.script.as_ref().map_or_else(
+        || "none (default profile)".to_string(),
+        |p| p.display().to_string(),
+    );
+    log.info(
+        "main.py:82",
+        &format!("fake-antigravity: script {script_name}"),
+    );
+    let mut terminate = match signal(SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGTERM: {e}")),
+    };
+    let mut interrupt = match signal(SignalKind::interrupt()) {
+        Ok(s) => s,
+        Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGINT: {e}")),
+    };
+    let serve_options = ServeOptions {
+        script,
+        gemini_home,
+        journal,
+        log,
+    };
+    let served = serve(serve_options, stdin_reader(), stdout_writer());
+    tokio::select! {
+        served = served => match served {
+            Ok(()) => (ExitCode::SUCCESS, "stdin closed".to_string()),
+            Err(e) => {
+                log.error("main.py:120", &e.to_string());
+                (ExitCode::FAILURE, format!("error: {e}"))
+            }
+        },
+        _ = terminate.recv() => {
+            log.info("main.py:130", "SIGTERM received, exiting");
+            (ExitCode::SUCCESS, "signal".to_string())
+        }
+        _ = interrupt.recv() => {
+            log.info("main.py:131", "SIGINT received, exiting");
+            (ExitCode::SUCCESS, "signal".to_string())
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! `session/prompt` (research §8, §12): runs in a task of its own, never in the dispatch
+//! loop. It picks the scripted turn for the prompt's text, streams the steps as
+//! `session/update`s, and answers `{"stopReason": …}`. A `session/cancel` notification
+//! stops the steps at the next boundary (abandoning a pending permission request or MCP
+//! call) and the prompt answers `cancelled`.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::expectations::{check_result, denied_message};
+use crate::fake_agent::FakeAgent;
+use crate::journal::JournalEntry;
+use crate::params::ParamReader;
+use crate::rpc_errors::session_not_found;
+use crate::script::{Step, StopScript, TurnScript};
+use crate::session_updates::{message_chunk, send_update, thought_chunk, usage_update};
+use crate::sessions::TurnRecord;
+use crate::tool_call_step::{CallEnd, CallOutcome, run_call};
+use crate::turn_select::{TurnChoice, choose_turn};
+
+/// The text the fake answers when the script has turns but none matches.
+pub const UNMATCHED_REPLY: &str = "fake-antigravity: no scripted turn matches this prompt.";
+
+/// What a running turn needs.
+pub struct TurnContext<'a> {
+    /// The server.
+    pub agent: &'a FakeAgent,
+    /// The connection to the client.
+    pub cx: &'a ConnectionTo<Client>,
+    /// The prompt's session.
+    pub session_id: &'a str,
+    /// Cancelled by `session/cancel`.
+    pub cancelled: &'a CancellationToken,
+    /// The turn's index in the script.
+    pub turn: usize,
+}
+
+/// How a turn ended.
+enum TurnEnd {
+    /// Every step ran.
+    Completed,
+    /// A permission was denied: `end_turn`, like the real server.
+    Denied,
+    /// `session/cancel`.
+    Cancelled,
+}
+
+/// Handles one `session/prompt` to the end (run it in a spawned task). Never fails: a
+/// closed connection just ends it.
+pub async fn run_prompt(
+    agent: Arc<FakeAgent>,
+    cx: ConnectionTo<Client>,
+    params: Value,
+    responder: Responder<Value>,
+) {
+    let mut reader = ParamReader::new(&params);
+    let session_id = reader.required_str("sessionId");
+    let blocks = reader.required_array("prompt");
+    if let Err(error) = reader.finish() {
+        let _ = responder.respond_with_error(error);
+        return;
+    }
+    let session_id = session_id.unwrap_or_default();
+    let Some(prompt) = agent.sessions.begin_prompt(session_id) else {
+        let _ = responder.respond_with_error(session_not_found(session_id, &agent.gemini_home));
+        return;
+    };
+    let text = prompt_text(blocks.map(Vec::as_slice).unwrap_or_default());
+    let mut agent_text = String::new();
+    let answer = answer_prompt(
+        &agent,
+        &cx,
+        session_id,
+        &prompt.cancelled,
+        &text,
+        &mut agent_text,
+    )
+    .await;
+    let stop_reason = if prompt.cancelled.is_cancelled() {
+        Some("cancelled")
+    } else {
+        answer.ok()
+    };
+    agent.sessions.end_prompt(
+        session_id,
+        &prompt,
+        TurnRecord {
+            user_text: text,
+            agent_text,
+        },
+    );
+    // Without a stop reason the connection is gone: there is no one to answer.
+    if let Some(stop_reason) = stop_reason {
+        let _ = responder.respond(json!({ "stopReason": stop_reason }));
+    }
+}
+
+/// The prompt's text blocks, concatenated.
+pub fn prompt_text(blocks: &[Value]) -> String {
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect()
+}
+
+async fn answer_prompt(
+    agent: &FakeAgent,
+    cx: &ConnectionTo<Client>,
+    session_id: &str,
+    cancelled: &CancellationToken,
+    text: &str,
+    agent_text: &mut String,
+) -> Result<&'static str, Error> {
+    match choose_turn(&agent.script.turns, text) {
+        TurnChoice::Echo => {
+            send_update(cx, session_id, message_chunk(text))?;
+            agent_text.push_str(text);
+            Ok("end_turn")
+        }
+        TurnChoice::Unmatched => {
+            agent
+                .log
+                .warning("script.py:2", "no scripted turn matches the prompt");
+            agent.record(JournalEntry::UnmatchedPrompt {
+                prompt: text.to_string(),
+            });
+            send_update(cx, session_id, message_chunk(UNMATCHED_REPLY))?;
+            agent_text.push_str(UNMATCHED_REPLY);
+            Ok("end_turn")
+        }
+        TurnChoice::Turn(index) => {
+            let Some(turn) = agent.script.turns.get(index) else {
+                return Ok("end_turn");
+            };
+            let ctx = TurnContext {
+                agent,
+                cx,
+                session_id,
+                cancelled,
+                turn: index,
+            };
+            Ok(match run_steps(&ctx, turn, agent_text).await? {
+                TurnEnd::Completed => stop_reason(turn.stop),
+                TurnEnd::Denied => "end_turn",
+                TurnEnd::Cancelled => "cancelled",
+            })
+        }
+    }
+}
+
+fn stop_reason(stop: StopScript) -> &'static str {
+    match stop {
+        StopScript::EndTurn => "end_turn",
+        StopScript::MaxTokens => "max_tokens",
+        StopScript::Refusal => "refusal",
+    }
+}
+
+async fn run_steps(
+    ctx: &TurnContext<'_>,
+    turn: &TurnScript,
+    agent_text: &mut String,
+) -> Result<TurnEnd, Error> {
+    let mut last_call: Option<(usize, CallOutcome)> = None;
+    for (index, step) in turn.steps.iter().enumerate() {
+        if ctx.cancelled.is_cancelled() {
+            return Ok(TurnEnd::Cancelled);
+        }
+        match step {
+            Step::Text(text) => {
+                send_update(ctx.cx, ctx.session_id, message_chunk(text))?;
+                agent_text.push_str(text);
+            }
+            Step::Thought(text) => send_update(ctx.cx, ctx.session_id, thought_chunk(text))?,
+            Step::Usage(usage) => {
+                send_update(ctx.cx, ctx.session_id, usage_update(usage.used, usage.size))?;
+            }
+            Step::ExpectResult(expectation) => {
+                if let Err(message) = check_result(expectation, last_call.as_ref()) {
+                    ctx.agent.expectation_failed(ctx.turn, index, message);
+                }
+            }
+            Step::WaitForCancel(wait) => {
+                let limit = std::time::Duration::from_millis(wait.timeout_ms);
+                if tokio::time::timeout(limit, ctx.cancelled.cancelled())
+                    .await
+                    .is_ok()
+                {
+                    return Ok(TurnEnd::Cancelled);
+                }
+                let message = format!("no session/cancel arrived within {} ms", wait.timeout_ms);
+                ctx.agent.expectation_failed(ctx.turn, index, message);
+            }
+            Step::Call(call) => match run_call(ctx, index, call).await? {
+                CallEnd::Ran(outcome) => last_call = Some((index, outcome)),
+                CallEnd::Cancelled => return Ok(TurnEnd::Cancelled),
+                CallEnd::Denied(answer) => {
+                    for (later, step) in turn.steps.iter().enumerate().skip(index + 1) {
+                        if matches!(step, Step::ExpectResult(_)) {
+                            let message = denied_message(index, &answer);
+                            ctx.agent.expectation_failed(ctx.turn, later, message);
+                        }
+                    }
+                    return Ok(TurnEnd::Denied);
+                }
+            },
+        }
+    }
+    Ok(TurnEnd::Completed)
+}
