@@ -1,0 +1,294 @@
+//! DSH's agent loop in miniature. For each user message: generate with the complete
+//! history and the current tools, consume and validate the stream, and on
+//! finish(tool_calls) apply DSH's permission policy to each call, record the assistant
+//! message and the tool results, and generate again, until another terminal finish or
+//! an error.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use antigravity_acp::contract::{
+    AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmAdapter, LlmError, Message,
+    PartStream, Purpose, SamplingOptions, StreamPart, ToolCallPart, UserPart,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::host_tools::{HostTool, handle_call};
+use crate::stream_check::{Progress, StreamValidator, describe};
+use crate::transcript::{GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript};
+
+/// The loop's own bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopLimits {
+    /// Generations one user message may take before DSH gives up.
+    pub max_generations_per_run: usize,
+    /// How long the adapter has to end a stream after its terminal item.
+    pub stream_close_bound: Duration,
+}
+
+impl Default for LoopLimits {
+    fn default() -> Self {
+        Self {
+            max_generations_per_run: 16,
+            stream_close_bound: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A chat's settings: the model by DSH's precedence, the system prompt and the tools.
+#[derive(Debug, Clone)]
+pub struct ChatSetup {
+    /// The full DSH model id.
+    pub model: String,
+    /// DSH's system prompt.
+    pub system: String,
+    /// The tools DSH offers.
+    pub tools: Vec<HostTool>,
+}
+
+/// One chat driven through one adapter.
+pub struct AgentLoop {
+    adapter: Arc<dyn LlmAdapter>,
+    setup: ChatSetup,
+    limits: LoopLimits,
+    history: Vec<Message>,
+    seen_call_ids: BTreeSet<String>,
+    abort: CancellationToken,
+}
+
+/// How one generation ended, as the loop acts on it.
+enum GenerationEnd {
+    Finished(FinishReason),
+    Failed(LlmError),
+    Violation(String),
+}
+
+impl AgentLoop {
+    /// A fresh chat.
+    pub fn new(adapter: Arc<dyn LlmAdapter>, setup: ChatSetup, limits: LoopLimits) -> Self {
+        Self {
+            adapter,
+            setup,
+            limits,
+            history: Vec::new(),
+            seen_call_ids: BTreeSet::new(),
+            abort: CancellationToken::new(),
+        }
+    }
+
+    /// The chat's history so far.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// DSH's abort signal for this chat (given to every generate).
+    pub fn abort_signal(&self) -> CancellationToken {
+        self.abort.clone()
+    }
+
+    /// Runs the loop for one user message, recording everything into `transcript` as it
+    /// happens (so a run cut off by a time bound still leaves its record).
+    pub async fn run_user_message(
+        &mut self,
+        text: &str,
+        transcript: &mut Transcript,
+    ) -> RunOutcome {
+        self.history
+            .push(Message::User(vec![UserPart::Text(text.to_owned())]));
+        transcript.runs.push(RunRecord {
+            user: text.to_owned(),
+            generations: Vec::new(),
+            outcome: RunOutcome::Unfinished,
+        });
+        let outcome = self.drive(transcript).await;
+        if let Some(run) = transcript.runs.last_mut() {
+            run.outcome = outcome.clone();
+        }
+        outcome
+    }
+
+    async fn drive(&mut self, transcript: &mut Transcript) -> RunOutcome {
+        for _ in 0..self.limits.max_generations_per_run {
+            let request = self.request();
+            let summary = RequestSummary::of(&request);
+            let stream = self.adapter.generate(request);
+            let Some(run) = transcript.runs.last_mut() else {
+                return host_failure("the run record vanished");
+            };
+            run.generations.push(GenerationRecord {
+                request: summary,
+                parts: Vec::new(),
+            });
+            let Some(record) = run.generations.last_mut() else {
+                return host_failure("the generation record vanished");
+            };
+            let end = self.consume(stream, &mut record.parts).await;
+            let parts = record.parts.clone();
+            match end {
+                GenerationEnd::Failed(error) => return RunOutcome::Failed { error },
+                GenerationEnd::Violation(message) => return RunOutcome::Violation { message },
+                GenerationEnd::Finished(FinishReason::ToolCalls) => {
+                    if let Err(message) = self.run_tools(&parts, transcript) {
+                        return RunOutcome::Violation { message };
+                    }
+                }
+                GenerationEnd::Finished(reason) => {
+                    self.history
+                        .push(Message::Assistant(assistant_parts(&parts)));
+                    return RunOutcome::Finished { reason };
+                }
+            }
+        }
+        host_failure(&format!(
+            "no final answer after {} generations",
+            self.limits.max_generations_per_run
+        ))
+    }
+
+    fn request(&self) -> GenerateRequest {
+        GenerateRequest {
+            model: self.setup.model.clone(),
+            system: self.setup.system.clone(),
+            history: self.history.clone(),
+            tools: self
+                .setup
+                .tools
+                .iter()
+                .map(|t| t.definition.clone())
+                .collect(),
+            purpose: Purpose::Chat,
+            sampling: SamplingOptions::default(),
+            abort: self.abort.clone(),
+        }
+    }
+
+    /// Reads the stream to its end, recording and validating every item.
+    async fn consume(
+        &self,
+        mut stream: PartStream,
+        parts: &mut Vec<Result<StreamPart, LlmError>>,
+    ) -> GenerationEnd {
+        let mut validator = StreamValidator::new();
+        let terminal = loop {
+            let Some(item) = stream.recv().await else {
+                return match validator.end_of_stream() {
+                    Ok(()) => GenerationEnd::Violation("the stream ended twice".to_owned()),
+                    Err(message) => GenerationEnd::Violation(message),
+                };
+            };
+            parts.push(item.clone());
+            match validator.observe(&item) {
+                Err(message) => return GenerationEnd::Violation(message),
+                Ok(Progress::Continue) => {}
+                Ok(Progress::Terminal) => break item,
+            }
+        };
+        // Nothing may follow the terminal item, and the stream must end.
+        match tokio::time::timeout(self.limits.stream_close_bound, stream.recv()).await {
+            Ok(None) => {}
+            Ok(Some(extra)) => {
+                let message = format!("{} after the terminal item", describe(&extra));
+                parts.push(extra);
+                return GenerationEnd::Violation(message);
+            }
+            Err(_) => {
+                return GenerationEnd::Violation(format!(
+                    "the stream stayed open {:?} after its terminal item",
+                    self.limits.stream_close_bound
+                ));
+            }
+        }
+        match terminal {
+            Ok(StreamPart::Finish { reason }) => GenerationEnd::Finished(reason),
+            Err(error) => GenerationEnd::Failed(error),
+            Ok(other) => {
+                GenerationEnd::Violation(format!("non-terminal {other:?} ended the stream"))
+            }
+        }
+    }
+
+    /// DSH's side of finish(tool_calls): permissions, execution, durable results.
+    fn run_tools(
+        &mut self,
+        parts: &[Result<StreamPart, LlmError>],
+        transcript: &mut Transcript,
+    ) -> Result<(), String> {
+        let assistant = assistant_parts(parts);
+        let mut results = Vec::new();
+        for call in assistant.iter().filter_map(|p| match p {
+            AssistantPart::ToolCall(call) => Some(call),
+            _ => None,
+        }) {
+            if !self.seen_call_ids.insert(call.call_id.clone()) {
+                return Err(format!("call id `{}` was used before", call.call_id));
+            }
+            let tool = self
+                .setup
+                .tools
+                .iter()
+                .find(|t| t.definition.name == call.tool_name)
+                .ok_or_else(|| {
+                    format!(
+                        "tool_call for `{}`, which DSH did not offer",
+                        call.tool_name
+                    )
+                })?;
+            let handled = handle_call(tool, call);
+            if handled.executed {
+                *transcript
+                    .executions
+                    .entry(call.tool_name.clone())
+                    .or_insert(0) += 1;
+            }
+            results.push(handled.result);
+        }
+        self.history.push(Message::Assistant(assistant));
+        self.history.push(Message::Tool(results));
+        Ok(())
+    }
+}
+
+fn host_failure(message: &str) -> RunOutcome {
+    RunOutcome::HostFailure {
+        message: message.to_owned(),
+    }
+}
+
+/// The assistant message DSH stores for a generation: its text and reasoning blocks and
+/// tool calls, in the order they opened.
+pub fn assistant_parts(parts: &[Result<StreamPart, LlmError>]) -> Vec<AssistantPart> {
+    let mut out: Vec<AssistantPart> = Vec::new();
+    let mut blocks: Vec<(u32, usize)> = Vec::new();
+    for part in parts {
+        match part {
+            Ok(StreamPart::BlockStart { index, kind }) => {
+                blocks.push((*index, out.len()));
+                out.push(match kind {
+                    BlockKind::Text => AssistantPart::Text(String::new()),
+                    BlockKind::Reasoning => AssistantPart::Reasoning(String::new()),
+                });
+            }
+            Ok(StreamPart::BlockDelta { index, delta }) => {
+                let slot = blocks.iter().find(|(i, _)| i == index).map(|(_, at)| *at);
+                if let Some(AssistantPart::Text(text) | AssistantPart::Reasoning(text)) =
+                    slot.and_then(|at| out.get_mut(at))
+                {
+                    text.push_str(delta);
+                }
+            }
+            Ok(StreamPart::ToolCall {
+                call_id,
+                tool_name,
+                arguments,
+                ..
+            }) => out.push(AssistantPart::ToolCall(ToolCallPart {
+                call_id: call_id.clone(),
+                tool_name: tool_name.clone(),
+                arguments: arguments.clone(),
+            })),
+            _ => {}
+        }
+    }
+    out
+}

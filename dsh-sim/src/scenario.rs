@@ -1,0 +1,237 @@
+//! The scenario format: one YAML file holding both peers' scripts (the fake server's
+//! `fake:` and DSH's `dsh:`), the expectations, and the claims the scenario covers.
+//!
+//! Every struct denies unknown fields, so a typo is an error that names its file, line
+//! and column ([`load`]). `scenarios/README.md` documents every key for contributors.
+
+mod checks;
+mod claim_id;
+mod load;
+
+use std::collections::BTreeMap;
+
+use antigravity_acp::contract::{FinishReason, LlmErrorCode};
+use fake_antigravity::script::Script;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use load::{ScenarioError, load, parse};
+
+/// A whole scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What the scenario shows, in a sentence.
+    pub name: String,
+    /// The claim IDs (`C01`..`C73`, `B01`..`B05`) this scenario proves.
+    pub covers: Vec<ClaimId>,
+    /// Whether the scenario also runs against a real server (`--server`); default true.
+    #[serde(default = "default_true")]
+    pub real_server: bool,
+    /// The fake server's script, exactly `fake_antigravity::script::Script`.
+    #[serde(default)]
+    pub fake: Script,
+    /// What DSH does: its tools, saved model, system prompt and the user's messages.
+    #[serde(deserialize_with = "checks::checked")]
+    pub dsh: DshScript,
+    /// What must hold at the end.
+    #[serde(default, deserialize_with = "checks::checked")]
+    pub expect: Expectations,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// DSH's side of a scenario.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DshScript {
+    /// The chat's saved model choice (a full DSH id such as
+    /// `antigravity-acp/gemini-3.8-flash-low`); absent means a fresh chat.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// DSH's system prompt (default: a short fixed one).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// The tools DSH offers, with DSH's permission policy and behaviour for each.
+    #[serde(default, deserialize_with = "checks::checked_each")]
+    pub tools: Vec<ToolSpec>,
+    /// The user's messages, in order; each starts an agent-loop run.
+    pub chat: Vec<ChatEntry>,
+}
+
+/// One entry of the chat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatEntry {
+    /// What the user says.
+    pub user: String,
+}
+
+/// A DSH tool: its definition, DSH's permission for it, and what running it yields.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// DSH's name for the tool.
+    pub name: String,
+    /// What the tool does (default: empty).
+    #[serde(default)]
+    pub description: String,
+    /// The JSON Schema of its arguments (default: any object).
+    #[serde(default = "any_object_schema")]
+    pub schema: Value,
+    /// DSH's permission policy for the tool (default `allow`).
+    #[serde(default)]
+    pub permission: Permission,
+    /// The output an allowed execution returns (any value; default the string `ok`).
+    #[serde(default)]
+    pub result: Option<Value>,
+    /// When set, an allowed execution fails with this text (`is_error: true`).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+fn any_object_schema() -> Value {
+    serde_json::json!({ "type": "object" })
+}
+
+/// DSH's permission policy for one tool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    /// DSH runs the tool.
+    #[default]
+    Allow,
+    /// DSH refuses to run it; the result is an error.
+    Deny,
+}
+
+/// What must hold once every chat message has run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectations {
+    /// The finish reason of the last run (default: every run ends with a finish, any
+    /// reason, and no error).
+    #[serde(default)]
+    pub finish: Option<FinishReason>,
+    /// The last run must end with this `LlmError` code instead of a finish.
+    #[serde(default)]
+    pub error: Option<LlmErrorCode>,
+    /// The model id DSH put in every generate request (by DSH's precedence).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The number of `generate` calls over the whole chat.
+    #[serde(default)]
+    pub generations: Option<usize>,
+    /// How often DSH executed each tool (tools not named are not checked).
+    #[serde(default)]
+    pub executions: BTreeMap<String, u32>,
+    /// The visible text of the last generation (its text blocks joined).
+    #[serde(default)]
+    pub final_text: Option<String>,
+    /// Each generation's stream, summarised one line per block (see the README).
+    #[serde(default)]
+    pub streams: Option<Vec<Vec<String>>>,
+    /// Checks on what crossed the wire, judged from the fake's journal.
+    #[serde(default)]
+    pub wire: Option<WireExpectations>,
+}
+
+/// Checks on the fake's journal: what the adapter really sent and answered.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireExpectations {
+    /// How many server processes started.
+    #[serde(default)]
+    pub processes: Option<usize>,
+    /// Per server process, in start order: every method the client sent (requests and
+    /// notifications), in order.
+    #[serde(default)]
+    pub acp_methods: Option<Vec<Vec<String>>>,
+    /// How often each method was sent by the client, over all processes (methods not
+    /// named are not checked; `0` asserts absence).
+    #[serde(default)]
+    pub method_counts: BTreeMap<String, usize>,
+    /// How many `session/prompt` requests were sent in all.
+    #[serde(default)]
+    pub prompts: Option<usize>,
+    /// Per `session/prompt`, in order: texts its prompt must contain.
+    #[serde(default)]
+    pub prompts_contain: Option<Vec<Vec<String>>>,
+    /// The values of every `session/set_config_option` with `configId: model`, in order
+    /// (`[]`: the server's own default was kept).
+    #[serde(default)]
+    pub models_selected: Option<Vec<String>>,
+    /// The `methodId` of every `authenticate`, in order.
+    #[serde(default)]
+    pub authenticate: Option<Vec<String>>,
+    /// The client capabilities every `initialize` advertised.
+    #[serde(default)]
+    pub client_capabilities: Option<CapabilityExpectation>,
+    /// What every `session/new` carried as `mcpServers`.
+    #[serde(default)]
+    pub mcp_servers: Option<McpServersExpectation>,
+    /// Whether every bridge (distinct URL) got its own bearer token.
+    #[serde(default)]
+    pub bridge_tokens_distinct: Option<bool>,
+    /// The client's answers to `session/request_permission`, in order: the selected
+    /// `optionId`, or `cancelled`.
+    #[serde(default)]
+    pub permission_answers: Option<Vec<String>>,
+    /// How many MCP `tools/call` requests the server made.
+    #[serde(default)]
+    pub mcp_tool_calls: Option<usize>,
+    /// The outcome of every MCP `tools/call`, in order.
+    #[serde(default)]
+    pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// Whether every server ran in a directory under the adapter's scratch root.
+    #[serde(default)]
+    pub private_cwd: Option<bool>,
+}
+
+/// The client capabilities `initialize` must advertise.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapabilityExpectation {
+    /// Whether any filesystem capability (`readTextFile`, `writeTextFile`) is on.
+    #[serde(default)]
+    pub fs: Option<bool>,
+    /// Whether the terminal capability is on.
+    #[serde(default)]
+    pub terminal: Option<bool>,
+}
+
+/// What `session/new` carries as MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpServersExpectation {
+    /// Exactly one `http` server on `http://127.0.0.1:<port>/mcp` with one
+    /// `Authorization: Bearer <64 hex>` header.
+    Bridge,
+    /// No MCP server at all.
+    None,
+}
+
+/// How an MCP `tools/call` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpResultKind {
+    /// A result without `isError: true`.
+    Ok,
+    /// A result with `isError: true`.
+    Error,
+    /// No result: a transport or JSON-RPC error.
+    Failed,
+}
+
+impl std::fmt::Display for McpResultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Ok => "ok",
+            Self::Error => "error",
+            Self::Failed => "failed",
+        })
+    }
+}

@@ -1,0 +1,84 @@
+//! Semantic checks that serde's derive cannot express (a non-empty chat, unique tool
+//! names, `result` xor `error`, ...). They run while parsing, so a failure carries the
+//! location of the YAML node it concerns.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Deserializer, de};
+
+use super::{DshScript, Expectations, ToolSpec};
+
+/// A part of a scenario that can be checked on its own once parsed.
+pub(super) trait Check {
+    /// Why the value is unusable, if it is.
+    fn check(&self) -> Result<(), String>;
+}
+
+/// Deserializes a `T` and checks it; a failure is reported at the node's location.
+struct Checked<T>(T);
+
+impl<'de, T: Deserialize<'de> + Check> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = T::deserialize(deserializer)?;
+        value.check().map_err(de::Error::custom)?;
+        Ok(Self(value))
+    }
+}
+
+/// `deserialize_with` helper: parse, then [`Check`].
+pub(super) fn checked<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Check,
+{
+    Checked::<T>::deserialize(deserializer).map(|checked| checked.0)
+}
+
+/// `deserialize_with` helper for lists: each element is checked at its own location.
+pub(super) fn checked_each<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Check,
+{
+    Vec::<Checked<T>>::deserialize(deserializer)
+        .map(|items| items.into_iter().map(|checked| checked.0).collect())
+}
+
+impl Check for ToolSpec {
+    fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("a tool needs a non-empty `name`".to_owned());
+        }
+        if self.result.is_some() && self.error.is_some() {
+            return Err(format!(
+                "tool `{}` sets both `result` and `error`; choose one",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Check for DshScript {
+    fn check(&self) -> Result<(), String> {
+        if self.chat.is_empty() {
+            return Err("`dsh.chat` needs at least one `user` message".to_owned());
+        }
+        let mut names = BTreeSet::new();
+        for tool in &self.tools {
+            if !names.insert(tool.name.as_str()) {
+                return Err(format!("tool `{}` is declared twice", tool.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Check for Expectations {
+    fn check(&self) -> Result<(), String> {
+        if self.finish.is_some() && self.error.is_some() {
+            return Err("`expect` sets both `finish` and `error`; a run ends with one".to_owned());
+        }
+        Ok(())
+    }
+}
