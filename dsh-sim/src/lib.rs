@@ -1,1 +1,32 @@
-//! placeholder
+//! dsh-sim: DSH in miniature, and the YAML scenario runner that judges the
+//! `antigravity-acp` adapter against the scripted fake server (or any ACP server).
+//!
+//! Map of the crate (each module's doc says what it owns):
+//! - [`registry`]: the host's adapter registry and DSH's model precedence.
+//! - [`agent_loop`]: DSH's agent loop (generate, consume, permissions, tool results).
+//! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
+//! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
+//! - [`transcript`]: the DSH-side record of a chat.
+//! - [`scenario`]: the YAML scenario format and its strict parser.
+//! - [`discover`]: finding scenario files.
+//! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
+//! - [`expect`]: judging the DSH-side expectations on the transcript.
+//! - [`wire`]: judging `expect.wire` on the fake's journal.
+//! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
+//! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
+//! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
+
+pub mod agent_loop;
+pub mod artifacts;
+pub mod claims;
+pub mod discover;
+pub mod expect;
+pub mod host_tools;
+pub mod leak;
+pub mod registry;
+pub mod runner;
+pub mod scenario;
+pub mod sequence;
+pub mod stream_check;
+pub mod transcript;
+pub mod wire;

@@ -1,1 +1,164 @@
-fn main() {}
+//! `dsh-sim`: runs YAML scenarios against the `antigravity-acp` adapter
+//! (`dsh-sim run PATH...`), and hosts the scripted fake server
+//! (`dsh-sim fake-server ARGS...`) that the adapter launches during a run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use antigravity_acp::ServerCommand;
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use dsh_sim::runner::{RunnerOptions, ScenarioReport, ServerChoice, Verdict, run_file};
+
+/// DSH in miniature: the scenario runner for the antigravity-acp adapter.
+#[derive(Debug, Parser)]
+#[command(name = "dsh-sim", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run scenario files, or folders of them (recursively, *.yaml, sorted).
+    Run {
+        /// Scenario files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Run against this ACP server command ("<program> <args…>", split on
+        /// whitespace) instead of the fake; journal-based wire checks are skipped and
+        /// scenarios marked `real_server: false` are skipped.
+        #[arg(long, value_name = "COMMAND")]
+        server: Option<String>,
+        /// Where failed scenarios leave their artefacts.
+        #[arg(long, value_name = "DIR", default_value = "target/scenario-artifacts")]
+        artifacts: PathBuf,
+        /// The bound on each scenario's chat, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+        timeout: u64,
+    },
+    /// Run the scripted fake server on stdio (the adapter launches this).
+    FakeServer {
+        /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::FakeServer { args } => run_fake(args),
+        Command::Run {
+            paths,
+            server,
+            artifacts,
+            timeout,
+        } => {
+            init_logging();
+            match run(&paths, server.as_deref(), artifacts, timeout) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+/// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn run(
+    paths: &[PathBuf],
+    server: Option<&str>,
+    artifacts: PathBuf,
+    timeout: u64,
+) -> anyhow::Result<bool> {
+    let mut options = RunnerOptions::with_fake(
+        std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
+    );
+    if let Some(command) = server {
+        options.server = ServerChoice::Command(parse_server_command(command)?);
+    }
+    options.artifacts_root = Some(artifacts);
+    options.time_bound = std::time::Duration::from_secs(timeout);
+    let files = dsh_sim::discover::scenario_files(paths)?;
+    if files.is_empty() {
+        bail!("no scenario files found");
+    }
+    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    for file in &files {
+        let report = run_file(file, &options);
+        print_report(&report);
+        match report.verdict {
+            Verdict::Pass => passed += 1,
+            Verdict::Fail(_) => failed += 1,
+            Verdict::Skip(_) => skipped += 1,
+        }
+    }
+    if skipped > 0 {
+        println!("({skipped} skipped)");
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
+
+fn parse_server_command(command: &str) -> anyhow::Result<ServerCommand> {
+    let mut words = command.split_whitespace().map(str::to_owned);
+    let Some(program) = words.next() else {
+        bail!("--server needs a command");
+    };
+    Ok(ServerCommand {
+        program: program.into(),
+        args: words.collect(),
+        env: Vec::new(),
+    })
+}
+
+fn print_report(report: &ScenarioReport) {
+    let status = match report.verdict {
+        Verdict::Pass => "PASS",
+        Verdict::Fail(_) => "FAIL",
+        Verdict::Skip(_) => "SKIP",
+    };
+    println!(
+        "{status}  {}  {}  ({:.2} s)",
+        report.path.display(),
+        report.name.as_deref().unwrap_or("?"),
+        report.duration.as_secs_f64()
+    );
+    let indent = |text: &str| text.replace('\n', "\n      ");
+    match &report.verdict {
+        Verdict::Fail(reasons) => {
+            for reason in reasons {
+                println!("    - {}", indent(reason));
+            }
+        }
+        Verdict::Skip(why) => println!("    - {why}"),
+        Verdict::Pass => {}
+    }
+    for note in &report.notes {
+        println!("    note: {note}");
+    }
+    if let Some(folder) = &report.artifacts {
+        println!("    artefacts: {}", folder.display());
+    }
+}
+
+/// Runs the fake on stdio with its own arguments.
+fn run_fake(args: Vec<std::ffi::OsString>) -> ExitCode {
+    // Until `fake_antigravity::main_with_args` lands, the fake cannot be hosted here.
+    let _ = args;
+    eprintln!("dsh-sim fake-server: the fake server library has no entry point yet");
+    ExitCode::from(2)
+}

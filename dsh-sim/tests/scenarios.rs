@@ -1,1 +1,56 @@
-fn main() {}
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! One test per scenario file under `../scenarios`, named by its path without `.yaml`
+//! (e.g. `tool_calls/denial`), run through the library with this package's `dsh-sim`
+//! binary as the fake server. Works under `cargo test` and `cargo nextest run`.
+
+use std::path::{Path, PathBuf};
+
+use dsh_sim::runner::{RunnerOptions, Verdict, run_file};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = package.join("../scenarios");
+    let files = dsh_sim::discover::scenario_files(std::slice::from_ref(&root))
+        .expect("the scenarios folder is readable");
+    let fake = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sim"));
+    // <target>/<profile>/dsh-sim → <target>/scenario-artifacts
+    let artifacts = fake
+        .parent()
+        .and_then(Path::parent)
+        .map(|target| target.join("scenario-artifacts"));
+    let trials = files
+        .into_iter()
+        .map(|file| {
+            let relative = file.strip_prefix(&root).unwrap_or(&file).to_owned();
+            let name = relative
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let mut options = RunnerOptions::with_fake(fake.clone());
+            options.artifacts_root.clone_from(&artifacts);
+            // Relative to the package root (the test's cwd), so artefacts land under
+            // scenario-artifacts/scenarios/<area>/<name>/.
+            let path = Path::new("../scenarios").join(relative);
+            Trial::test(name, move || run_trial(&path, &options))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn run_trial(path: &Path, options: &RunnerOptions) -> Result<(), Failed> {
+    let report = run_file(path, options);
+    match report.verdict {
+        Verdict::Pass | Verdict::Skip(_) => Ok(()),
+        Verdict::Fail(reasons) => {
+            let mut message = reasons.join("\n");
+            if let Some(folder) = report.artifacts {
+                message.push_str(&format!("\nartefacts: {}", folder.display()));
+            }
+            Err(message.into())
+        }
+    }
+}

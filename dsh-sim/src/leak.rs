@@ -1,0 +1,82 @@
+//! The leak check, judged from outside the adapter once it is disposed: every server
+//! process that started is gone, every scratch cwd a server reported is removed, every
+//! bridge URL the server was given refuses connections, and the scratch root is empty.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::wire::ProcessFacts;
+
+/// How long a loopback connection attempt may take before it counts as not refused.
+const CONNECT_BOUND: Duration = Duration::from_secs(2);
+
+/// Every leak found, as readable sentences.
+pub async fn find_leaks(
+    processes: &[ProcessFacts],
+    bridge_urls: &[String],
+    scratch_root: &Path,
+) -> Vec<String> {
+    let mut leaks = Vec::new();
+    for process in processes {
+        if let Some(pid) = process.pid
+            && process_is_live(pid)
+        {
+            leaks.push(format!("server process {pid} is still running"));
+        }
+        if let Some(cwd) = &process.cwd
+            && Path::new(cwd).exists()
+        {
+            leaks.push(format!("server scratch cwd {cwd} still exists"));
+        }
+    }
+    for url in bridge_urls {
+        if let Some(leak) = bridge_still_open(url).await {
+            leaks.push(leak);
+        }
+    }
+    match std::fs::read_dir(scratch_root) {
+        Ok(entries) => {
+            let left: Vec<String> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            if !left.is_empty() {
+                leaks.push(format!(
+                    "the scratch root {} still holds {left:?}",
+                    scratch_root.display()
+                ));
+            }
+        }
+        Err(error) => leaks.push(format!(
+            "cannot read the scratch root {}: {error}",
+            scratch_root.display()
+        )),
+    }
+    leaks
+}
+
+/// Whether `/proc/<pid>` is a live process (not absent, not a zombie).
+pub fn process_is_live(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state letter follows the parenthesised command name.
+    let state = stat
+        .rfind(')')
+        .and_then(|close| stat[close + 1..].split_whitespace().next());
+    !matches!(state, Some("Z" | "X" | "x"))
+}
+
+/// `Some(leak)` when something still accepts connections at the bridge's address.
+async fn bridge_still_open(url: &str) -> Option<String> {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())?;
+    match tokio::time::timeout(CONNECT_BOUND, tokio::net::TcpStream::connect(authority)).await {
+        Ok(Ok(_)) => Some(format!("bridge {authority} still accepts connections")),
+        Ok(Err(_)) => None,
+        Err(_) => Some(format!(
+            "bridge {authority} neither accepted nor refused within {CONNECT_BOUND:?}"
+        )),
+    }
+}

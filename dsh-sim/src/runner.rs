@@ -1,0 +1,342 @@
+//! Running one scenario file end to end: parse it, launch the adapter against the fake
+//! (or any ACP server command), drive DSH's agent loop for each user message under an
+//! overall time bound, dispose the adapter, check for leaks, judge the expectations,
+//! and leave artefacts when it fails. Each scenario gets its own tokio runtime.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use antigravity_acp::{AdapterConfig, ServerCommand};
+use fake_antigravity::journal::JournalEntry;
+
+use crate::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
+use crate::artifacts::{self, FailureRecord};
+use crate::expect::check_transcript;
+use crate::host_tools::HostTool;
+use crate::leak::find_leaks;
+use crate::registry::HostRegistry;
+use crate::scenario::{self, Scenario};
+use crate::transcript::Transcript;
+use crate::wire::{self, ProcessFacts};
+
+/// DSH's system prompt when a scenario sets none.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are DSH, a careful coding agent.";
+
+/// Which server the adapter launches.
+#[derive(Debug, Clone)]
+pub enum ServerChoice {
+    /// The scripted fake: `<program> fake-server --script FILE --journal DIR`, where
+    /// `program` is a dsh-sim binary.
+    Fake {
+        /// The dsh-sim binary.
+        program: PathBuf,
+    },
+    /// Any ACP server command (the real build, for example). Journal-based wire checks
+    /// are skipped and scenarios marked `real_server: false` are skipped.
+    Command(ServerCommand),
+}
+
+/// How scenarios are run.
+#[derive(Debug, Clone)]
+pub struct RunnerOptions {
+    /// The server to launch.
+    pub server: ServerChoice,
+    /// Where failed scenarios leave artefacts (`None`: nowhere).
+    pub artifacts_root: Option<PathBuf>,
+    /// The bound on the whole chat.
+    pub time_bound: Duration,
+    /// The bound on the adapter's disposal.
+    pub dispose_bound: Duration,
+    /// The agent loop's bounds.
+    pub limits: LoopLimits,
+}
+
+impl RunnerOptions {
+    /// Defaults for running against the fake launched from `program`.
+    pub fn with_fake(program: PathBuf) -> Self {
+        Self {
+            server: ServerChoice::Fake { program },
+            artifacts_root: None,
+            time_bound: Duration::from_secs(60),
+            dispose_bound: Duration::from_secs(20),
+            limits: LoopLimits::default(),
+        }
+    }
+}
+
+/// The verdict on one scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every expectation held and nothing leaked.
+    Pass,
+    /// Why it failed.
+    Fail(Vec<String>),
+    /// Why it was not run.
+    Skip(String),
+}
+
+/// The report on one scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioReport {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// Its `name`, once parsed.
+    pub name: Option<String>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Remarks (e.g. wire checks skipped).
+    pub notes: Vec<String>,
+    /// How long it took.
+    pub duration: Duration,
+    /// Where its artefacts were left, if it failed.
+    pub artifacts: Option<PathBuf>,
+}
+
+/// What running the chat produced.
+struct Execution {
+    transcript: Transcript,
+    journal: Vec<Vec<JournalEntry>>,
+    failures: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// Runs the scenario at `path`.
+pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
+    let started = Instant::now();
+    let mut report = ScenarioReport {
+        path: path.to_owned(),
+        name: None,
+        verdict: Verdict::Pass,
+        notes: Vec::new(),
+        duration: Duration::ZERO,
+        artifacts: None,
+    };
+    let scenario = match scenario::load(path) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            report.verdict = Verdict::Fail(vec![error.to_string()]);
+            report.duration = started.elapsed();
+            return report;
+        }
+    };
+    report.name = Some(scenario.name.clone());
+    if matches!(options.server, ServerChoice::Command(_)) && !scenario.real_server {
+        report.verdict = Verdict::Skip("marked `real_server: false`".to_owned());
+        report.duration = started.elapsed();
+        return report;
+    }
+    let folder = options
+        .artifacts_root
+        .as_ref()
+        .map(|root| artifacts::folder_for(root, path));
+    match run_in_workspace(&scenario, options, folder.as_deref()) {
+        Ok(finished) => {
+            report.notes = finished.notes;
+            report.artifacts = finished.artifacts;
+            if !finished.failures.is_empty() {
+                report.verdict = Verdict::Fail(finished.failures);
+            }
+        }
+        Err(error) => report.verdict = Verdict::Fail(vec![error]),
+    }
+    report.duration = started.elapsed();
+    report
+}
+
+/// What a scenario run left: failures, notes, and where its artefacts are.
+struct Finished {
+    failures: Vec<String>,
+    notes: Vec<String>,
+    artifacts: Option<PathBuf>,
+}
+
+/// Sets up a temporary workspace (script, journal folder, scratch root) and a runtime,
+/// runs the chat, and writes the artefacts (into `folder`) while the journal exists.
+fn run_in_workspace(
+    scenario: &Scenario,
+    options: &RunnerOptions,
+    folder: Option<&Path>,
+) -> Result<Finished, String> {
+    let workspace = tempfile::Builder::new()
+        .prefix("dsh-sim-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary workspace: {e}"))?;
+    let scratch_root = workspace.path().join("scratch");
+    let journal_dir = workspace.path().join("journal");
+    std::fs::create_dir_all(&scratch_root)
+        .and_then(|()| std::fs::create_dir_all(&journal_dir))
+        .map_err(|e| format!("cannot prepare the workspace: {e}"))?;
+    let fake_mode = matches!(options.server, ServerChoice::Fake { .. });
+    let server = match &options.server {
+        ServerChoice::Fake { program } => {
+            let script_path = workspace.path().join("script.json");
+            let script = serde_json::to_string_pretty(&scenario.fake)
+                .map_err(|e| format!("cannot write the fake's script: {e}"))?;
+            std::fs::write(&script_path, script)
+                .map_err(|e| format!("cannot write the fake's script: {e}"))?;
+            fake_command(program, &script_path, &journal_dir)
+        }
+        ServerChoice::Command(command) => command.clone(),
+    };
+    let config = AdapterConfig {
+        server,
+        scratch_root: Some(scratch_root.clone()),
+        ..AdapterConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+    let journal = fake_mode.then_some(journal_dir.as_path());
+    let execution = runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    let mut finished = Finished {
+        failures: execution.failures,
+        notes: execution.notes,
+        artifacts: None,
+    };
+    let Some(folder) = folder else {
+        return Ok(finished);
+    };
+    if finished.failures.is_empty() {
+        artifacts::clear(folder);
+        return Ok(finished);
+    }
+    let record = FailureRecord {
+        reasons: &finished.failures,
+        transcript: &execution.transcript,
+        journal_dir: journal,
+        journal: &execution.journal,
+    };
+    match artifacts::write(folder, &record) {
+        Ok(()) => finished.artifacts = Some(folder.to_owned()),
+        Err(error) => finished
+            .notes
+            .push(format!("could not write artefacts: {error}")),
+    }
+    Ok(finished)
+}
+
+/// The command line that runs the fake from a dsh-sim binary.
+pub fn fake_command(program: &Path, script: &Path, journal_dir: &Path) -> ServerCommand {
+    ServerCommand {
+        program: program.to_owned(),
+        args: vec![
+            "fake-server".to_owned(),
+            "--script".to_owned(),
+            script.display().to_string(),
+            "--journal".to_owned(),
+            journal_dir.display().to_string(),
+        ],
+        env: Vec::new(),
+    }
+}
+
+/// Registers the adapter, drives the chat, disposes, checks leaks and expectations.
+async fn execute(
+    scenario: &Scenario,
+    config: AdapterConfig,
+    options: &RunnerOptions,
+    journal_dir: Option<&Path>,
+    scratch_root: &Path,
+) -> Execution {
+    let mut failures = Vec::new();
+    let mut notes = Vec::new();
+    let mut transcript = Transcript::default();
+    let mut registry = HostRegistry::new();
+    match antigravity_acp::register(&mut registry, config) {
+        Ok(_) => drive_chat(scenario, &registry, options, &mut transcript, &mut failures).await,
+        Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
+    }
+    for adapter in registry.adapters() {
+        if tokio::time::timeout(options.dispose_bound, adapter.dispose())
+            .await
+            .is_err()
+        {
+            failures.push(format!(
+                "adapter `{}` did not finish disposing within {:?}",
+                adapter.id(),
+                options.dispose_bound
+            ));
+        }
+    }
+    failures.extend(check_transcript(&scenario.expect, &transcript));
+    let journal = match journal_dir {
+        Some(dir) => match fake_antigravity::journal::read_dir(dir) {
+            Ok(journal) => journal,
+            Err(error) => {
+                failures.push(format!("cannot read the fake's journal: {error}"));
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
+    let processes: Vec<ProcessFacts> = wire::extract(&journal);
+    if journal_dir.is_some() {
+        failures.extend(wire::check_wire(
+            scenario.expect.wire.as_ref(),
+            &processes,
+            scratch_root,
+        ));
+    } else if scenario.expect.wire.is_some() {
+        notes.push("wire checks skipped (not running the fake)".to_owned());
+    }
+    let bridges = wire::bridge_urls(&processes);
+    failures.extend(
+        find_leaks(&processes, &bridges, scratch_root)
+            .await
+            .into_iter()
+            .map(|leak| format!("leak: {leak}")),
+    );
+    Execution {
+        transcript,
+        journal,
+        failures,
+        notes,
+    }
+}
+
+async fn drive_chat(
+    scenario: &Scenario,
+    registry: &HostRegistry,
+    options: &RunnerOptions,
+    transcript: &mut Transcript,
+    failures: &mut Vec<String>,
+) {
+    let adapter = match registry
+        .model_for_chat(scenario.dsh.model.as_deref())
+        .and_then(|model| Ok((registry.adapter_for_model(&model)?, model)))
+    {
+        Ok(found) => found,
+        Err(error) => {
+            failures.push(format!("DSH cannot start the chat: {error}"));
+            return;
+        }
+    };
+    let (adapter, model) = adapter;
+    let setup = ChatSetup {
+        model,
+        system: scenario
+            .dsh
+            .system
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
+        tools: scenario.dsh.tools.iter().map(HostTool::from_spec).collect(),
+    };
+    let mut chat = AgentLoop::new(adapter, setup, options.limits);
+    let abort = chat.abort_signal();
+    let bounded = tokio::time::timeout(options.time_bound, async {
+        for entry in &scenario.dsh.chat {
+            chat.run_user_message(&entry.user, transcript).await;
+        }
+    })
+    .await;
+    if bounded.is_err() {
+        abort.cancel();
+        failures.push(format!(
+            "the chat did not finish within {:?}",
+            options.time_bound
+        ));
+    }
+}

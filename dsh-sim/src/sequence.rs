@@ -1,0 +1,93 @@
+//! Draws a run as a Mermaid sequence diagram from the fake's journal: the adapter's
+//! ACP frames to each server process and back, and the server's MCP calls to the bridge.
+
+use fake_antigravity::journal::JournalEntry;
+use serde_json::Value;
+
+/// A Mermaid `sequenceDiagram` of every process in the journal.
+pub fn mermaid(journal: &[Vec<JournalEntry>]) -> String {
+    let mut out = String::from("sequenceDiagram\n    participant A as Adapter\n");
+    for (n, _) in journal.iter().enumerate() {
+        out.push_str(&format!("    participant S{n} as Server {}\n", n + 1));
+    }
+    out.push_str("    participant B as Bridge\n");
+    for (n, entries) in journal.iter().enumerate() {
+        for entry in entries {
+            if let Some(line) = arrow(n, entry) {
+                out.push_str("    ");
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
+    let server = format!("S{n}");
+    Some(match entry {
+        JournalEntry::Started { pid, .. } => format!("Note over {server}: started (pid {pid})"),
+        JournalEntry::AcpIn { frame } => match frame.get("method").and_then(Value::as_str) {
+            Some(method) => format!("A->>{server}: {method}{}", id_suffix(frame)),
+            None => format!("A-->>{server}: {}", answer(frame)),
+        },
+        JournalEntry::AcpOut { frame } => match frame.get("method").and_then(Value::as_str) {
+            Some("session/update") => {
+                let kind = frame
+                    .pointer("/params/update/sessionUpdate")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                format!("{server}-)A: update {kind}")
+            }
+            Some(method) => format!("{server}->>A: {method}{}", id_suffix(frame)),
+            None => format!("{server}-->>A: {}", answer(frame)),
+        },
+        JournalEntry::McpRequest { method, .. } => format!("{server}->>B: {method}"),
+        JournalEntry::McpResponse { method, result, .. } => {
+            let how = match result {
+                Some(r) if r.get("isError") == Some(&Value::Bool(true)) => "isError",
+                Some(_) => "ok",
+                None => "failed",
+            };
+            format!("B-->>{server}: {method} {how}")
+        }
+        JournalEntry::ExpectationFailed { turn, step, .. } => {
+            format!("Note over {server}: EXPECTATION FAILED (turn {turn}, step {step})")
+        }
+        JournalEntry::UnmatchedPrompt { .. } => format!("Note over {server}: UNMATCHED PROMPT"),
+        JournalEntry::Exited { reason } => {
+            format!("Note over {server}: exited ({})", sanitize(reason))
+        }
+    })
+}
+
+fn id_suffix(frame: &Value) -> String {
+    frame
+        .get("id")
+        .map(|id| format!(" #{id}"))
+        .unwrap_or_default()
+}
+
+fn answer(frame: &Value) -> String {
+    let id = frame.get("id").map(Value::to_string).unwrap_or_default();
+    match frame.get("error") {
+        Some(error) => format!(
+            "error #{id} {}",
+            error.get("code").map(Value::to_string).unwrap_or_default()
+        ),
+        None => format!("result #{id}"),
+    }
+}
+
+/// Mermaid message text may not hold `;` or `#` freely; keep it plain.
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == ' ' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,297 @@
+//! Judging `expect.wire` on the fake's journal: only what crossed the wire, never the
+//! adapter's internals. Script failures the fake journaled (an unmet `expect_result`, an
+//! unmatched prompt) always fail the scenario.
+
+pub mod facts;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::scenario::{CapabilityExpectation, McpServersExpectation, WireExpectations};
+pub use facts::{ProcessFacts, bridge_urls, extract};
+
+/// Every `expect.wire` check that does not hold, plus every script failure.
+pub fn check_wire(
+    expect: Option<&WireExpectations>,
+    processes: &[ProcessFacts],
+    scratch_root: &Path,
+) -> Vec<String> {
+    let mut failures: Vec<String> = processes
+        .iter()
+        .flat_map(|p| p.script_failures.iter().cloned())
+        .collect();
+    let Some(expect) = expect else {
+        return failures;
+    };
+    let all = |pick: fn(&ProcessFacts) -> &Vec<String>| -> Vec<String> {
+        processes
+            .iter()
+            .flat_map(|p| pick(p).iter().cloned())
+            .collect()
+    };
+    if let Some(expected) = expect.processes {
+        compare(
+            &mut failures,
+            "server processes started",
+            &expected,
+            &processes.len(),
+        );
+    }
+    if let Some(expected) = &expect.acp_methods {
+        let actual: Vec<Vec<String>> = processes.iter().map(|p| p.methods.clone()).collect();
+        compare(
+            &mut failures,
+            "client methods per server process",
+            expected,
+            &actual,
+        );
+    }
+    for (method, expected) in &expect.method_counts {
+        let actual = processes
+            .iter()
+            .flat_map(|p| p.methods.iter())
+            .filter(|m| *m == method)
+            .count();
+        compare(&mut failures, &format!("{method} count"), expected, &actual);
+    }
+    if let Some(expected) = expect.prompts {
+        let actual = processes.iter().map(|p| p.prompts.len()).sum::<usize>();
+        compare(&mut failures, "session/prompt requests", &expected, &actual);
+    }
+    if let Some(expected) = &expect.prompts_contain {
+        check_prompts_contain(expected, &all(|p| &p.prompts), &mut failures);
+    }
+    if let Some(expected) = &expect.models_selected {
+        compare(
+            &mut failures,
+            "models selected",
+            expected,
+            &all(|p| &p.models_selected),
+        );
+    }
+    if let Some(expected) = &expect.authenticate {
+        compare(
+            &mut failures,
+            "authenticate methodIds",
+            expected,
+            &all(|p| &p.authenticate),
+        );
+    }
+    if let Some(expected) = &expect.permission_answers {
+        let actual = all(|p| &p.permission_answers);
+        compare(&mut failures, "permission answers", expected, &actual);
+    }
+    if let Some(expected) = expect.mcp_tool_calls {
+        let actual = processes.iter().map(|p| p.mcp_tool_calls).sum::<usize>();
+        compare(&mut failures, "MCP tools/call requests", &expected, &actual);
+    }
+    if let Some(expected) = &expect.mcp_tool_results {
+        let actual: Vec<_> = processes
+            .iter()
+            .flat_map(|p| p.mcp_tool_results.iter().copied())
+            .collect();
+        compare(&mut failures, "MCP tools/call results", expected, &actual);
+    }
+    if let Some(expected) = expect.client_capabilities {
+        for caps in processes.iter().flat_map(|p| p.client_capabilities.iter()) {
+            check_capabilities(expected, caps, &mut failures);
+        }
+    }
+    if let Some(expected) = expect.mcp_servers {
+        for servers in processes
+            .iter()
+            .flat_map(|p| p.session_new_mcp_servers.iter())
+        {
+            if let Err(why) = check_mcp_servers(expected, servers) {
+                failures.push(format!("session/new mcpServers: {why}"));
+            }
+        }
+    }
+    if let Some(expected) = expect.bridge_tokens_distinct {
+        check_tokens_distinct(expected, processes, &mut failures);
+    }
+    if let Some(expected) = expect.private_cwd {
+        check_private_cwd(expected, processes, scratch_root, &mut failures);
+    }
+    failures
+}
+
+fn compare<T: PartialEq + std::fmt::Debug>(
+    failures: &mut Vec<String>,
+    what: &str,
+    expected: &T,
+    actual: &T,
+) {
+    if expected != actual {
+        failures.push(format!(
+            "wire: {what}: expected {expected:?}, observed {actual:?}"
+        ));
+    }
+}
+
+fn check_prompts_contain(expected: &[Vec<String>], prompts: &[String], failures: &mut Vec<String>) {
+    if expected.len() != prompts.len() {
+        failures.push(format!(
+            "wire: prompts_contain lists {} prompt(s), {} session/prompt were sent",
+            expected.len(),
+            prompts.len()
+        ));
+    }
+    for (i, (texts, prompt)) in expected.iter().zip(prompts).enumerate() {
+        for text in texts.iter().filter(|text| !prompt.contains(text.as_str())) {
+            failures.push(format!(
+                "wire: session/prompt {} does not contain {text:?}",
+                i + 1
+            ));
+        }
+    }
+}
+
+fn check_capabilities(expected: CapabilityExpectation, caps: &Value, failures: &mut Vec<String>) {
+    let flag = |v: Option<&Value>| v.and_then(Value::as_bool).unwrap_or(false);
+    let fs = caps.get("fs");
+    let fs_on = flag(fs.and_then(|f| f.get("readTextFile")))
+        || flag(fs.and_then(|f| f.get("writeTextFile")));
+    let terminal_on = flag(caps.get("terminal"));
+    if let Some(fs) = expected.fs
+        && fs != fs_on
+    {
+        failures.push(format!(
+            "wire: initialize advertised fs {fs_on}, expected {fs} ({caps})"
+        ));
+    }
+    if let Some(terminal) = expected.terminal
+        && terminal != terminal_on
+    {
+        failures.push(format!(
+            "wire: initialize advertised terminal {terminal_on}, expected {terminal} ({caps})"
+        ));
+    }
+}
+
+/// `bridge`: exactly one `http` server at `http://127.0.0.1:<port>/mcp` with exactly one
+/// header, `Authorization: Bearer <64 hex>`. `none`: no server.
+fn check_mcp_servers(expected: McpServersExpectation, servers: &Value) -> Result<(), String> {
+    let list = match servers {
+        Value::Null => Vec::new(),
+        Value::Array(list) => list.clone(),
+        other => return Err(format!("not a list: {other}")),
+    };
+    match expected {
+        McpServersExpectation::None if list.is_empty() => Ok(()),
+        McpServersExpectation::None => Err(format!("expected none, got {servers}")),
+        McpServersExpectation::Bridge => match list.as_slice() {
+            [server] => check_bridge_descriptor(server),
+            _ => Err(format!(
+                "expected exactly one bridge, got {} server(s)",
+                list.len()
+            )),
+        },
+    }
+}
+
+fn check_bridge_descriptor(server: &Value) -> Result<(), String> {
+    if server.get("type").and_then(Value::as_str) != Some("http") {
+        return Err("the bridge is not of type `http`".to_owned());
+    }
+    let url = server
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let on_loopback = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .is_some_and(|port| port.parse::<u16>().is_ok());
+    if !on_loopback {
+        return Err(format!(
+            "the bridge URL {url:?} is not http://127.0.0.1:<port>/mcp"
+        ));
+    }
+    let headers = server
+        .get("headers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let [header] = headers.as_slice() else {
+        return Err(format!(
+            "expected exactly one header, got {}",
+            headers.len()
+        ));
+    };
+    let name = header
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let value = header
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let token_ok = value
+        .strip_prefix("Bearer ")
+        .is_some_and(|token| token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !name.eq_ignore_ascii_case("authorization") || !token_ok {
+        // Never echo the token itself.
+        return Err(format!(
+            "the header is not `Authorization: Bearer <64 hex>` (name {name:?}, value of {} chars)",
+            value.len()
+        ));
+    }
+    Ok(())
+}
+
+fn check_private_cwd(
+    expected: bool,
+    processes: &[ProcessFacts],
+    scratch_root: &Path,
+    failures: &mut Vec<String>,
+) {
+    let root = scratch_root
+        .canonicalize()
+        .unwrap_or_else(|_| scratch_root.to_owned());
+    for cwd in processes.iter().filter_map(|p| p.cwd.as_deref()) {
+        let inside = Path::new(cwd).starts_with(&root) || Path::new(cwd).starts_with(scratch_root);
+        if inside != expected {
+            failures.push(format!(
+                "wire: server cwd {cwd} is {}under the scratch root {}",
+                if inside { "" } else { "not " },
+                root.display()
+            ));
+        }
+    }
+}
+
+/// Each distinct bridge URL must carry its own `Authorization` value (compared, never
+/// printed).
+fn check_tokens_distinct(expected: bool, processes: &[ProcessFacts], failures: &mut Vec<String>) {
+    let mut by_url: std::collections::BTreeMap<String, String> = Default::default();
+    for server in processes
+        .iter()
+        .flat_map(|p| p.session_new_mcp_servers.iter())
+        .filter_map(Value::as_array)
+        .flatten()
+    {
+        let url = server
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let token = server
+            .get("headers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.get("value").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(",");
+        by_url.insert(url.to_owned(), token);
+    }
+    let tokens: std::collections::BTreeSet<&String> = by_url.values().collect();
+    let distinct = tokens.len() == by_url.len();
+    if distinct != expected {
+        failures.push(format!(
+            "wire: {} bridge(s) with {} distinct token(s); expected distinct tokens: {expected}",
+            by_url.len(),
+            tokens.len()
+        ));
+    }
+}

@@ -1,0 +1,188 @@
+//! What crossed the wire, extracted from the fake's journal once per scenario: per
+//! server process, the client's methods, handshakes, prompts, model choices, permission
+//! answers and the MCP calls the server made.
+
+use fake_antigravity::journal::JournalEntry;
+use serde_json::Value;
+
+use crate::scenario::McpResultKind;
+
+/// The facts of one server process, in journal order.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessFacts {
+    /// The pid the process reported at start.
+    pub pid: Option<u32>,
+    /// The working directory it reported at start.
+    pub cwd: Option<String>,
+    /// Every method the client sent (requests and notifications), in order.
+    pub methods: Vec<String>,
+    /// `params.clientCapabilities` of every `initialize`.
+    pub client_capabilities: Vec<Value>,
+    /// `params.mcpServers` of every `session/new`.
+    pub session_new_mcp_servers: Vec<Value>,
+    /// The text of every `session/prompt` (its text and resource blocks joined).
+    pub prompts: Vec<String>,
+    /// The `value` of every `session/set_config_option` with `configId: model`.
+    pub models_selected: Vec<String>,
+    /// The `methodId` of every `authenticate`.
+    pub authenticate: Vec<String>,
+    /// The client's answers to `session/request_permission`: an `optionId` or
+    /// `cancelled` (or `error` for an error response).
+    pub permission_answers: Vec<String>,
+    /// How many MCP `tools/call` requests the server made.
+    pub mcp_tool_calls: usize,
+    /// How every MCP `tools/call` ended.
+    pub mcp_tool_results: Vec<McpResultKind>,
+    /// Script expectations that failed and prompts no turn matched, as sentences.
+    pub script_failures: Vec<String>,
+    /// Whether the process journaled its exit.
+    pub exited: bool,
+}
+
+/// Extracts the facts of each process (journal files in start order).
+pub fn extract(journal: &[Vec<JournalEntry>]) -> Vec<ProcessFacts> {
+    journal
+        .iter()
+        .map(|entries| process_facts(entries))
+        .collect()
+}
+
+fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
+    let mut facts = ProcessFacts::default();
+    let mut permission_request_ids: Vec<Value> = Vec::new();
+    for entry in entries {
+        match entry {
+            JournalEntry::Started { pid, cwd, .. } => {
+                facts.pid = Some(*pid);
+                facts.cwd = Some(cwd.clone());
+            }
+            JournalEntry::AcpIn { frame } => {
+                client_frame(frame, &permission_request_ids, &mut facts);
+            }
+            JournalEntry::AcpOut { frame } => {
+                if method_of(frame) == Some("session/request_permission")
+                    && let Some(id) = frame.get("id")
+                {
+                    permission_request_ids.push(id.clone());
+                }
+            }
+            JournalEntry::McpRequest { method, .. } if method == "tools/call" => {
+                facts.mcp_tool_calls += 1;
+            }
+            JournalEntry::McpRequest { .. } => {}
+            JournalEntry::McpResponse { method, result, .. } if method == "tools/call" => {
+                facts.mcp_tool_results.push(match result {
+                    Some(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                        McpResultKind::Error
+                    }
+                    Some(_) => McpResultKind::Ok,
+                    None => McpResultKind::Failed,
+                });
+            }
+            JournalEntry::McpResponse { .. } => {}
+            JournalEntry::ExpectationFailed {
+                turn,
+                step,
+                message,
+            } => facts.script_failures.push(format!(
+                "fake script expectation failed (turn {turn}, step {step}): {message}"
+            )),
+            JournalEntry::UnmatchedPrompt { prompt } => facts.script_failures.push(format!(
+                "no scripted fake turn matches the prompt (which ends with {:?})",
+                tail(prompt, 120)
+            )),
+            JournalEntry::Exited { .. } => facts.exited = true,
+        }
+    }
+    facts
+}
+
+/// A frame the client sent: a request/notification, or an answer to the agent.
+fn client_frame(frame: &Value, permission_request_ids: &[Value], facts: &mut ProcessFacts) {
+    let params = frame.get("params").unwrap_or(&Value::Null);
+    let Some(method) = method_of(frame) else {
+        if let Some(id) = frame.get("id")
+            && permission_request_ids.contains(id)
+        {
+            facts.permission_answers.push(permission_answer(frame));
+        }
+        return;
+    };
+    facts.methods.push(method.to_owned());
+    match method {
+        "initialize" => facts.client_capabilities.push(
+            params
+                .get("clientCapabilities")
+                .cloned()
+                .unwrap_or(Value::Null),
+        ),
+        "session/new" => facts
+            .session_new_mcp_servers
+            .push(params.get("mcpServers").cloned().unwrap_or(Value::Null)),
+        "session/prompt" => facts.prompts.push(prompt_text(params)),
+        "session/set_config_option" if str_at(params, "configId") == Some("model") => {
+            facts
+                .models_selected
+                .push(params.get("value").map(value_text).unwrap_or_default());
+        }
+        "authenticate" => facts
+            .authenticate
+            .push(str_at(params, "methodId").unwrap_or_default().to_owned()),
+        _ => {}
+    }
+}
+
+fn permission_answer(frame: &Value) -> String {
+    let outcome = frame.get("result").and_then(|r| r.get("outcome"));
+    match outcome.and_then(|o| str_at(o, "outcome")) {
+        Some("selected") => outcome
+            .and_then(|o| str_at(o, "optionId"))
+            .unwrap_or("selected")
+            .to_owned(),
+        Some(other) => other.to_owned(),
+        None => "error".to_owned(),
+    }
+}
+
+/// The method of a request or notification.
+pub fn method_of(frame: &Value) -> Option<&str> {
+    frame.get("method").and_then(Value::as_str)
+}
+
+fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn value_text(value: &Value) -> String {
+    value
+        .as_str()
+        .map_or_else(|| value.to_string(), str::to_owned)
+}
+
+fn prompt_text(params: &Value) -> String {
+    let blocks = params.get("prompt").and_then(Value::as_array);
+    blocks
+        .into_iter()
+        .flatten()
+        .filter_map(|block| {
+            str_at(block, "text").or_else(|| block.get("resource").and_then(|r| str_at(r, "text")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tail(text: &str, chars: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(chars)).collect()
+}
+
+/// Every MCP endpoint URL given to the server in any `session/new`.
+pub fn bridge_urls(processes: &[ProcessFacts]) -> Vec<String> {
+    processes
+        .iter()
+        .flat_map(|p| p.session_new_mcp_servers.iter())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|server| str_at(server, "url").map(str::to_owned))
+        .collect()
+}
