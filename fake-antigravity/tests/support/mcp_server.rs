@@ -1,0 +1,129 @@
+//! A tiny real MCP server (rmcp, stateless Streamable HTTP, JSON responses) on
+//! 127.0.0.1:0 with one tool, `echo_text` titled "Echo", that records the
+//! `Authorization` header of every `tools/call`.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// One `tools/call` the server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReceivedCall {
+    /// The tool name.
+    pub tool: String,
+    /// The arguments.
+    pub arguments: serde_json::Value,
+    /// The `Authorization` header, verbatim.
+    pub authorization: Option<String>,
+}
+
+#[derive(Clone)]
+struct EchoServer {
+    calls: Arc<Mutex<Vec<ReceivedCall>>>,
+}
+
+impl ServerHandler for EchoServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("test-bridge", "0.0.1"))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+        let schema = serde_json::from_value(schema).expect("schema");
+        let tool = Tool::new("echo_text", "Echoes its text", Arc::new(schema)).with_title("Echo");
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let authorization = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get("authorization"))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+        let text = arguments["text"].as_str().unwrap_or_default().to_string();
+        self.calls.lock().unwrap().push(ReceivedCall {
+            tool: request.name.to_string(),
+            arguments,
+            authorization,
+        });
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("echo: {text}"))]).into())
+    }
+}
+
+/// The running server.
+pub struct TestMcpServer {
+    /// `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+    calls: Arc<Mutex<Vec<ReceivedCall>>>,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestMcpServer {
+    /// Binds 127.0.0.1:0 and serves.
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let stop = CancellationToken::new();
+        let handler = EchoServer {
+            calls: calls.clone(),
+        };
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(stop.child_token());
+        let service = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        let app = axum::Router::new().route_service("/mcp", service);
+        let shutdown = stop.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move { shutdown.cancelled().await })
+                .await
+                .unwrap();
+        });
+        Self {
+            url: format!("http://{addr}/mcp"),
+            calls,
+            stop,
+            task,
+        }
+    }
+
+    /// The calls received so far.
+    pub fn calls(&self) -> Vec<ReceivedCall> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    /// Stops serving.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        self.task.await.unwrap();
+    }
+}
