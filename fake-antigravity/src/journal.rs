@@ -27,6 +27,11 @@ pub enum JournalEntry {
         env: BTreeMap<String, String>,
     },
     /// A line the fake read on stdin: a JSON-RPC frame from the client.
+    ///
+    /// Credentials are redacted in this copy: in `params.mcpServers[].headers[]` and
+    /// `…env[]`, the value of any entry whose name looks secret (`authorization`, `token`,
+    /// `key`, `secret`, `cookie`, `password`, `credential`) reads `<scheme> <redacted>`
+    /// (e.g. `Bearer <redacted>`) or `<redacted>`. The fake itself uses the real values.
     AcpIn {
         /// The frame (or `{"unparsed": "<line>"}` when it was not JSON).
         frame: Value,
@@ -72,7 +77,8 @@ pub enum JournalEntry {
     },
     /// The process is about to exit.
     Exited {
-        /// Why: `stdin closed`, `signal`, ...
+        /// Why: `stdin closed`, `signal` (SIGTERM or SIGINT), or `error: …` when the
+        /// connection failed (for example stdout closed).
         reason: String,
     },
 }

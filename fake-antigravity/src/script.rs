@@ -57,6 +57,11 @@ pub struct TurnScript {
 /// fake picks the turn whose `prompt_contains` text occurs *latest* in the prompt's text
 /// (the newest user message sits at the end); a turn without a matcher matches anything
 /// with the lowest priority; ties go to the turn declared first.
+///
+/// Precisely: the prompt's text is its `text` content blocks concatenated with no
+/// separator; "latest" compares where each matcher's last occurrence *ends*. A prompt that
+/// matches nothing, in a script with turns, is journaled as `UnmatchedPrompt` and answered
+/// with one prose chunk and `end_turn`. A script with no turns echoes every prompt.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptMatch {
@@ -89,9 +94,17 @@ pub enum Step {
     /// Use a host tool through the MCP server given at `session/new`, the way 1.3.0 does:
     /// `tool_call` (pending), `session/request_permission`, then a real MCP `tools/call`,
     /// then `tool_call_update` completed or failed.
+    ///
+    /// Details: only `http` servers are used, in `session/new` order, connected lazily
+    /// (`initialize` and `tools/list` on first use). As on the real server, a session in
+    /// `yolo` mode is not asked for permission. If the client denies (or answers
+    /// `cancelled`), the tool call is marked `failed` and the turn ends at once with
+    /// `end_turn`; each later `expect_result` of the turn is journaled as failed, saying
+    /// so. A tool no server has (or no `http` server at all) is journaled as an expectation
+    /// failure and the turn goes on, with no result for a later `expect_result`.
     Call(CallStep),
-    /// Check the MCP result of the most recent `call`. A mismatch is journaled as an
-    /// expectation failure (and the turn goes on).
+    /// Check the MCP result of the most recent `call` of the same turn. A mismatch is
+    /// journaled as an expectation failure (and the turn goes on).
     ExpectResult(ResultExpectation),
     /// A `usage_update` notification.
     Usage(UsageStep),

@@ -118,7 +118,10 @@ pub fn reopen_session(agent: &FakeAgent, params: &Value, replay: bool) -> Result
     let replay = if replay {
         history
             .iter()
-            .flat_map(|turn| [user_chunk(&turn.user_text), message_chunk(&turn.agent_text)])
+            .flat_map(|turn| {
+                let reply = (!turn.agent_text.is_empty()).then(|| message_chunk(&turn.agent_text));
+                std::iter::once(user_chunk(&turn.user_text)).chain(reply)
+            })
             .collect()
     } else {
         Vec::new()

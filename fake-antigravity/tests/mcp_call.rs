@@ -296,3 +296,53 @@ async fn an_unknown_tool_is_journaled_and_the_turn_goes_on() {
     assert_eq!(messages[1].0, 1);
     assert!(messages[1].1.contains("did not run"), "{}", messages[1].1);
 }
+
+#[tokio::test]
+async fn yolo_mode_is_not_asked_for_permission() {
+    let server = TestMcpServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let script = write_script(dir.path(), SCRIPT);
+    let mut fake = start_fake(&script_args(&script, &dir.path().join("journal")), &[]).await;
+    let session_id = fake.new_session(bridge(&server.url)).await;
+    fake.request(
+        "session/set_mode",
+        json!({"sessionId": session_id, "modeId": "yolo"}),
+    )
+    .await
+    .unwrap();
+    let answer = fake
+        .request(
+            "session/prompt",
+            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": "use the echo tool"}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let kinds: Vec<(String, String)> = [(); 5]
+        .iter()
+        .map(|()| fake.notifications.try_recv().unwrap().1["update"].clone())
+        .map(|u| {
+            (
+                u["sessionUpdate"].as_str().unwrap().to_string(),
+                u["status"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("agent_thought_chunk".into(), String::new()),
+            ("tool_call".into(), "pending".into()),
+            ("tool_call_update".into(), "in_progress".into()),
+            ("tool_call_update".into(), "completed".into()),
+            ("agent_message_chunk".into(), String::new()),
+        ]
+    );
+    assert!(
+        fake.requests.try_recv().is_err(),
+        "no permission request in yolo"
+    );
+    assert_eq!(server.calls().len(), 1);
+    assert!(fake.close().await.success());
+    server.stop().await;
+}
