@@ -155,10 +155,7 @@ fn print_report(report: &ScenarioReport) {
     }
 }
 
-/// Runs the fake on stdio with its own arguments.
+/// Runs the fake on stdio with its own arguments (it builds its own runtime).
 fn run_fake(args: Vec<std::ffi::OsString>) -> ExitCode {
-    // Until `fake_antigravity::main_with_args` lands, the fake cannot be hosted here.
-    let _ = args;
-    eprintln!("dsh-sim fake-server: the fake server library has no entry point yet");
-    ExitCode::from(2)
+    fake_antigravity::main_with_args(args)
 }

@@ -30,7 +30,7 @@ pub struct Scenario {
     #[serde(default = "default_true")]
     pub real_server: bool,
     /// The fake server's script, exactly `fake_antigravity::script::Script`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "checks::checked_script")]
     pub fake: Script,
     /// What DSH does: its tools, saved model, system prompt and the user's messages.
     #[serde(deserialize_with = "checks::checked")]
@@ -173,9 +173,6 @@ pub struct WireExpectations {
     /// What every `session/new` carried as `mcpServers`.
     #[serde(default)]
     pub mcp_servers: Option<McpServersExpectation>,
-    /// Whether every bridge (distinct URL) got its own bearer token.
-    #[serde(default)]
-    pub bridge_tokens_distinct: Option<bool>,
     /// The client's answers to `session/request_permission`, in order: the selected
     /// `optionId`, or `cancelled`.
     #[serde(default)]
@@ -207,8 +204,9 @@ pub struct CapabilityExpectation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum McpServersExpectation {
-    /// Exactly one `http` server on `http://127.0.0.1:<port>/mcp` with one
-    /// `Authorization: Bearer <64 hex>` header.
+    /// Exactly one `http` server on `http://127.0.0.1:<port>/mcp` with exactly one
+    /// header, `Authorization: Bearer <token>`. The token must be 64 hex digits where
+    /// the journal shows it; the fake's journal redacts it to `Bearer <redacted>`.
     Bridge,
     /// No MCP server at all.
     None,

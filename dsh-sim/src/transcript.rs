@@ -184,7 +184,10 @@ pub fn summarize(parts: &[Result<StreamPart, LlmError>]) -> Vec<String> {
                 tool_name,
                 arguments,
                 ..
-            }) => lines.push(format!("tool_call#{index}: {tool_name} {arguments}")),
+            }) => lines.push(format!(
+                "tool_call#{index}: {tool_name} {}",
+                canonical_json(arguments)
+            )),
             Ok(StreamPart::ContextOccupancy { used, size }) => {
                 lines.push(format!("occupancy: {used}/{size}"));
             }
@@ -195,6 +198,31 @@ pub fn summarize(parts: &[Result<StreamPart, LlmError>]) -> Vec<String> {
         }
     }
     lines
+}
+
+/// JSON with object keys sorted at every level, so summaries do not depend on the order
+/// in which a peer wrote the keys.
+pub fn canonical_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|key| {
+                    let value = map.get(key).map(canonical_json).unwrap_or_default();
+                    format!("{}:{value}", Value::String(key.clone()))
+                })
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The visible text of a generation: its text blocks' deltas joined.

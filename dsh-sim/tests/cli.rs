@@ -39,3 +39,54 @@ fn the_server_option_needs_a_command() {
         .code(2)
         .stderr(contains("--server needs a command"));
 }
+
+#[test]
+fn a_failed_scenario_leaves_its_transcript_journal_and_diagram() {
+    let artifacts = tempfile::tempdir().unwrap();
+    let folder = artifacts.path().join("tests/fixtures/failing_expectation");
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/failing_expectation.yaml")
+        .assert()
+        .code(1)
+        .stdout(contains("final text: expected \"something else entirely\""))
+        .stdout(contains(format!("artefacts: {}", folder.display())))
+        .stdout(contains("\n0 passed, 1 failed\n"));
+    let read = |name: &str| std::fs::read_to_string(folder.join(name)).unwrap();
+    assert!(read("reasons.txt").contains("something else entirely"));
+    let transcript = read("transcript.txt");
+    assert!(
+        transcript.contains("\"type\":\"tool_call\""),
+        "{transcript}"
+    );
+    assert!(transcript.contains("history  tool: "), "{transcript}");
+    let json: serde_json::Value = serde_json::from_str(&read("transcript.json")).unwrap();
+    assert_eq!(json["runs"][0]["generations"].as_array().unwrap().len(), 2);
+    let journal = std::fs::read_dir(folder.join("journal")).unwrap().count();
+    assert_eq!(journal, 1, "one server process, one journal file");
+    let diagram = read("sequence.md");
+    for arrow in [
+        "A->>S0: session/prompt",
+        "S0->>B: tools/call",
+        "B-->>S0: tools/call ok",
+    ] {
+        assert!(diagram.contains(arrow), "{arrow} missing from\n{diagram}");
+    }
+}
+
+#[test]
+fn any_acp_server_command_runs_the_scenarios_unchanged() {
+    let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
+    let artifacts = tempfile::tempdir().unwrap();
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--server", &server, "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server")
+        .assert()
+        .code(0)
+        .stdout(contains("PASS  tests/fixtures/any_server/echo.yaml"))
+        .stdout(contains("note: wire checks skipped (not running the fake)"))
+        .stdout(contains("SKIP  tests/fixtures/any_server/fake_only.yaml"))
+        .stdout(contains("\n1 passed, 0 failed\n"));
+}

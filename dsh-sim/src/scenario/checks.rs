@@ -82,3 +82,17 @@ impl Check for Expectations {
         Ok(())
     }
 }
+
+/// `deserialize_with` helper for `fake:`: the fake's own script checks (model catalogue,
+/// expectations after calls, ...), reported at the `fake:` node.
+pub(super) fn checked_script<'de, D>(
+    deserializer: D,
+) -> Result<fake_antigravity::script::Script, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let script = fake_antigravity::script::Script::deserialize(deserializer)?;
+    fake_antigravity::check_script(&script)
+        .map_err(|why| de::Error::custom(format!("invalid `fake` script: {why}")))?;
+    Ok(script)
+}

@@ -1,0 +1,198 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `expect.wire` and the leak check, judged on a hand-written journal and real sockets.
+
+use std::path::Path;
+
+use dsh_sim::leak::{find_leaks, process_is_live};
+use dsh_sim::scenario::{
+    CapabilityExpectation, McpResultKind, McpServersExpectation, WireExpectations,
+};
+use dsh_sim::wire::{bridge_urls, check_wire, extract};
+use fake_antigravity::journal::JournalEntry;
+use serde_json::json;
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec<JournalEntry>> {
+    let acp_in = |frame| JournalEntry::AcpIn { frame };
+    let acp_out = |frame| JournalEntry::AcpOut { frame };
+    vec![vec![
+        JournalEntry::Started {
+            pid: 999_999_999,
+            args: vec![],
+            cwd: "/nonexistent/scratch/turn-1".into(),
+            env: Default::default(),
+        },
+        acp_in(
+            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,
+            "clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}),
+        ),
+        acp_in(
+            json!({"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x","mcpServers":[
+            {"type":"http","name":"dsh","url":"http://127.0.0.1:9/mcp",
+             "headers":[{"name":"Authorization","value":bridge_header}]}]}}),
+        ),
+        acp_in(
+            json!({"jsonrpc":"2.0","id":2,"method":"session/set_config_option",
+            "params":{"sessionId":"s","configId":"model","value":"gemini-3.8-flash-low"}}),
+        ),
+        acp_in(json!({"jsonrpc":"2.0","id":3,"method":"session/prompt",
+            "params":{"sessionId":"s","prompt":[{"type":"text","text":"system\nuser: hello"}]}})),
+        acp_out(json!({"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{}})),
+        acp_in(json!({"jsonrpc":"2.0","id":0,"result":{"outcome":permission_answer}})),
+        JournalEntry::McpRequest {
+            server: "dsh".into(),
+            method: "tools/call".into(),
+            params: json!({}),
+        },
+        JournalEntry::McpResponse {
+            server: "dsh".into(),
+            method: "tools/call".into(),
+            result: Some(json!({"content":[],"isError":true})),
+            error: None,
+        },
+        JournalEntry::Exited {
+            reason: "stdin closed".into(),
+        },
+    ]]
+}
+
+fn full_expectations() -> WireExpectations {
+    WireExpectations {
+        processes: Some(1),
+        acp_methods: Some(vec![vec![
+            "initialize".into(),
+            "session/new".into(),
+            "session/set_config_option".into(),
+            "session/prompt".into(),
+        ]]),
+        prompts: Some(1),
+        prompts_contain: Some(vec![vec!["user: hello".into()]]),
+        models_selected: Some(vec!["gemini-3.8-flash-low".into()]),
+        authenticate: Some(vec![]),
+        client_capabilities: Some(CapabilityExpectation {
+            fs: Some(false),
+            terminal: Some(false),
+        }),
+        mcp_servers: Some(McpServersExpectation::Bridge),
+        permission_answers: Some(vec!["allow".into()]),
+        mcp_tool_calls: Some(1),
+        mcp_tool_results: Some(vec![McpResultKind::Error]),
+        method_counts: [("session/load".to_owned(), 0)].into(),
+        private_cwd: None,
+    }
+}
+
+fn allow() -> serde_json::Value {
+    json!({"outcome":"selected","optionId":"allow"})
+}
+
+#[test]
+fn a_journal_that_matches_passes_every_check() {
+    for header in [format!("Bearer {TOKEN}"), "Bearer <redacted>".to_owned()] {
+        let facts = extract(&journal(&header, allow()));
+        let failures = check_wire(
+            Some(&full_expectations()),
+            &facts,
+            Path::new("/nonexistent"),
+        );
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}
+
+#[test]
+fn each_mismatch_is_reported() {
+    let facts = extract(&journal("Bearer short", json!({"outcome":"cancelled"})));
+    let mut expect = full_expectations();
+    expect.models_selected = Some(vec![]);
+    expect.prompts_contain = Some(vec![vec!["not in the prompt".into()]]);
+    expect.client_capabilities = Some(CapabilityExpectation {
+        fs: Some(true),
+        terminal: None,
+    });
+    let failures = check_wire(Some(&expect), &facts, Path::new("/nonexistent")).join("\n");
+    for expected in [
+        "models selected: expected [], observed [\"gemini-3.8-flash-low\"]",
+        "does not contain \"not in the prompt\"",
+        "initialize advertised fs false, expected true",
+        "the header is not `Authorization: Bearer <64 hex>`",
+        "permission answers: expected [\"allow\"], observed [\"cancelled\"]",
+    ] {
+        assert!(
+            failures.contains(expected),
+            "missing {expected:?} in\n{failures}"
+        );
+    }
+    assert!(
+        !failures.contains("short"),
+        "the token must never be echoed"
+    );
+}
+
+#[test]
+fn script_failures_in_the_journal_always_fail() {
+    let mut journal = journal("Bearer <redacted>", allow());
+    journal[0].push(JournalEntry::ExpectationFailed {
+        turn: 0,
+        step: 2,
+        message: "isError was false".into(),
+    });
+    journal[0].push(JournalEntry::UnmatchedPrompt {
+        prompt: "...user: goodbye".into(),
+    });
+    let failures = check_wire(None, &extract(&journal), Path::new("/nonexistent")).join("\n");
+    assert!(
+        failures.contains("turn 0, step 2): isError was false"),
+        "{failures}"
+    );
+    assert!(
+        failures.contains("no scripted fake turn matches"),
+        "{failures}"
+    );
+}
+
+#[test]
+fn no_servers_is_told_apart_from_a_bridge() {
+    let mut journal = journal("Bearer <redacted>", allow());
+    journal[0][2] = JournalEntry::AcpIn {
+        frame: json!({"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x","mcpServers":[]}}),
+    };
+    let facts = extract(&journal);
+    let expect = WireExpectations {
+        mcp_servers: Some(McpServersExpectation::None),
+        ..Default::default()
+    };
+    assert!(check_wire(Some(&expect), &facts, Path::new("/x")).is_empty());
+    let expect = WireExpectations {
+        mcp_servers: Some(McpServersExpectation::Bridge),
+        ..Default::default()
+    };
+    assert_eq!(check_wire(Some(&expect), &facts, Path::new("/x")).len(), 1);
+}
+
+#[tokio::test]
+async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories() {
+    assert!(process_is_live(std::process::id()));
+    assert!(!process_is_live(999_999_999));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let open_url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let scratch = tempfile::tempdir().unwrap();
+    let leftover = scratch.path().join("turn-1");
+    std::fs::create_dir(&leftover).unwrap();
+    let mut facts = extract(&journal("Bearer <redacted>", allow()));
+    facts[0].pid = Some(std::process::id());
+    facts[0].cwd = Some(leftover.display().to_string());
+    let leaks = find_leaks(&facts, std::slice::from_ref(&open_url), scratch.path())
+        .await
+        .join("\n");
+    assert!(leaks.contains("is still running"), "{leaks}");
+    assert!(leaks.contains("still exists"), "{leaks}");
+    assert!(leaks.contains("still accepts connections"), "{leaks}");
+    assert!(leaks.contains("still holds"), "{leaks}");
+    drop(listener);
+    std::fs::remove_dir(&leftover).unwrap();
+    facts[0].pid = Some(999_999_999);
+    let leaks = find_leaks(&facts, &[open_url], scratch.path()).await;
+    assert!(leaks.is_empty(), "{leaks:?}");
+    assert_eq!(bridge_urls(&facts), ["http://127.0.0.1:9/mcp"]);
+}
