@@ -1,4 +1,4 @@
-//! What a failed scenario leaves behind, under
+//! What a failed scenario (or, on request, any scenario) leaves behind, under
 //! `<artefact root>/<scenario path without .yaml>/`: the reasons, the DSH-side
 //! transcript (readable and JSON), the fake's journal files, and the run drawn as a
 //! Mermaid sequence diagram.

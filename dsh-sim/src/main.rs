@@ -33,6 +33,9 @@ enum Command {
         /// Where failed scenarios leave their artefacts.
         #[arg(long, value_name = "DIR", default_value = "target/scenario-artifacts")]
         artifacts: PathBuf,
+        /// Leave artefacts for passing scenarios too.
+        #[arg(long)]
+        keep_artifacts: bool,
         /// The bound on each scenario's chat, in seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 60)]
         timeout: u64,
@@ -53,10 +56,17 @@ fn main() -> ExitCode {
             paths,
             server,
             artifacts,
+            keep_artifacts,
             timeout,
         } => {
             init_logging();
-            match run(&paths, server.as_deref(), artifacts, timeout) {
+            let settings = RunSettings {
+                server,
+                artifacts,
+                keep_artifacts,
+                timeout,
+            };
+            match run(&paths, &settings) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
                 Err(error) => {
@@ -78,20 +88,24 @@ fn init_logging() {
         .init();
 }
 
-fn run(
-    paths: &[PathBuf],
-    server: Option<&str>,
+/// The `run` subcommand's options.
+struct RunSettings {
+    server: Option<String>,
     artifacts: PathBuf,
+    keep_artifacts: bool,
     timeout: u64,
-) -> anyhow::Result<bool> {
+}
+
+fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     let mut options = RunnerOptions::with_fake(
         std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
     );
-    if let Some(command) = server {
+    if let Some(command) = &settings.server {
         options.server = ServerChoice::Command(parse_server_command(command)?);
     }
-    options.artifacts_root = Some(artifacts);
-    options.time_bound = std::time::Duration::from_secs(timeout);
+    options.artifacts_root = Some(settings.artifacts.clone());
+    options.keep_passing_artifacts = settings.keep_artifacts;
+    options.time_bound = std::time::Duration::from_secs(settings.timeout);
     let files = dsh_sim::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");

@@ -43,6 +43,8 @@ pub struct RunnerOptions {
     pub server: ServerChoice,
     /// Where failed scenarios leave artefacts (`None`: nowhere).
     pub artifacts_root: Option<PathBuf>,
+    /// Leave artefacts for passing scenarios too.
+    pub keep_passing_artifacts: bool,
     /// The bound on the whole chat.
     pub time_bound: Duration,
     /// The bound on the adapter's disposal.
@@ -57,6 +59,7 @@ impl RunnerOptions {
         Self {
             server: ServerChoice::Fake { program },
             artifacts_root: None,
+            keep_passing_artifacts: false,
             time_bound: Duration::from_secs(60),
             dispose_bound: Duration::from_secs(20),
             limits: LoopLimits::default(),
@@ -88,7 +91,7 @@ pub struct ScenarioReport {
     pub notes: Vec<String>,
     /// How long it took.
     pub duration: Duration,
-    /// Where its artefacts were left, if it failed.
+    /// Where its artefacts were left (a failure, or `keep_passing_artifacts`).
     pub artifacts: Option<PathBuf>,
 }
 
@@ -199,7 +202,7 @@ fn run_in_workspace(
     let Some(folder) = folder else {
         return Ok(finished);
     };
-    if finished.failures.is_empty() {
+    if finished.failures.is_empty() && !options.keep_passing_artifacts {
         artifacts::clear(folder);
         return Ok(finished);
     }

@@ -154,6 +154,10 @@ pub struct WireExpectations {
     /// named are not checked; `0` asserts absence).
     #[serde(default)]
     pub method_counts: BTreeMap<String, usize>,
+    /// How often the server sent each `session/update` kind (`tool_call`,
+    /// `agent_message_chunk`, ...), over all processes (kinds not named are not checked).
+    #[serde(default)]
+    pub update_counts: BTreeMap<String, usize>,
     /// How many `session/prompt` requests were sent in all.
     #[serde(default)]
     pub prompts: Option<usize>,

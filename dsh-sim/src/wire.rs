@@ -55,6 +55,14 @@ pub fn check_wire(
             .count();
         compare(&mut failures, &format!("{method} count"), expected, &actual);
     }
+    for (kind, expected) in &expect.update_counts {
+        let actual = processes
+            .iter()
+            .flat_map(|p| p.update_kinds.iter())
+            .filter(|k| *k == kind)
+            .count();
+        compare(&mut failures, &format!("{kind} updates"), expected, &actual);
+    }
     if let Some(expected) = expect.prompts {
         let actual = processes.iter().map(|p| p.prompts.len()).sum::<usize>();
         compare(&mut failures, "session/prompt requests", &expected, &actual);

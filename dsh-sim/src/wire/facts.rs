@@ -20,6 +20,8 @@ pub struct ProcessFacts {
     pub client_capabilities: Vec<Value>,
     /// `params.mcpServers` of every `session/new`.
     pub session_new_mcp_servers: Vec<Value>,
+    /// The `sessionUpdate` kind of every `session/update` the server sent.
+    pub update_kinds: Vec<String>,
     /// The text of every `session/prompt` (its text and resource blocks joined).
     pub prompts: Vec<String>,
     /// The `value` of every `session/set_config_option` with `configId: model`.
@@ -59,13 +61,21 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             JournalEntry::AcpIn { frame } => {
                 client_frame(frame, &permission_request_ids, &mut facts);
             }
-            JournalEntry::AcpOut { frame } => {
-                if method_of(frame) == Some("session/request_permission")
-                    && let Some(id) = frame.get("id")
-                {
-                    permission_request_ids.push(id.clone());
+            JournalEntry::AcpOut { frame } => match method_of(frame) {
+                Some("session/request_permission") => {
+                    if let Some(id) = frame.get("id") {
+                        permission_request_ids.push(id.clone());
+                    }
                 }
-            }
+                Some("session/update") => facts.update_kinds.push(
+                    frame
+                        .pointer("/params/update/sessionUpdate")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                ),
+                _ => {}
+            },
             JournalEntry::McpRequest { method, .. } if method == "tools/call" => {
                 facts.mcp_tool_calls += 1;
             }
