@@ -2,7 +2,8 @@
 //! history and the current tools, consume and validate the stream, and on
 //! finish(tool_calls) apply DSH's permission policy to each call, record the assistant
 //! message and the tool results, and generate again, until another terminal finish or
-//! an error.
+//! an error. A run may also be aborted the way a user presses stop: mid-stream, or while
+//! DSH holds the tool calls.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -10,11 +11,12 @@ use std::time::Duration;
 
 use antigravity_acp::contract::{
     AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmAdapter, LlmError, Message,
-    PartStream, Purpose, SamplingOptions, StreamPart, ToolCallPart, UserPart,
+    PartStream, Purpose, SamplingOptions, StreamPart, ToolCallPart, ToolResult, UserPart,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::host_tools::{HostTool, handle_call};
+use crate::scenario::AbortPoint;
 use crate::stream_check::{Progress, StreamValidator, describe};
 use crate::transcript::{GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript};
 
@@ -54,8 +56,12 @@ pub struct AgentLoop {
     limits: LoopLimits,
     history: Vec<Message>,
     seen_call_ids: BTreeSet<String>,
-    abort: CancellationToken,
+    chat_abort: CancellationToken,
+    run_abort: CancellationToken,
 }
+
+/// The output DSH records for a tool call it never ran because the run was aborted.
+pub const ABORTED_BY_USER: &str = "aborted by the user";
 
 /// How one generation ended, as the loop acts on it.
 enum GenerationEnd {
@@ -73,7 +79,8 @@ impl AgentLoop {
             limits,
             history: Vec::new(),
             seen_call_ids: BTreeSet::new(),
-            abort: CancellationToken::new(),
+            chat_abort: CancellationToken::new(),
+            run_abort: CancellationToken::new(),
         }
     }
 
@@ -82,9 +89,10 @@ impl AgentLoop {
         &self.history
     }
 
-    /// DSH's abort signal for this chat (given to every generate).
+    /// DSH's abort signal for the whole chat: cancelling it aborts every run (each run's
+    /// own signal, given to every generate, is a child of it).
     pub fn abort_signal(&self) -> CancellationToken {
-        self.abort.clone()
+        self.chat_abort.clone()
     }
 
     /// Runs the loop for one user message, recording everything into `transcript` as it
@@ -94,6 +102,27 @@ impl AgentLoop {
         text: &str,
         transcript: &mut Transcript,
     ) -> RunOutcome {
+        self.run(text, None, transcript).await
+    }
+
+    /// Like [`Self::run_user_message`], but DSH aborts the run at `abort` (the user
+    /// pressing stop).
+    pub async fn run_user_message_aborting(
+        &mut self,
+        text: &str,
+        abort: AbortPoint,
+        transcript: &mut Transcript,
+    ) -> RunOutcome {
+        self.run(text, Some(abort), transcript).await
+    }
+
+    async fn run(
+        &mut self,
+        text: &str,
+        abort: Option<AbortPoint>,
+        transcript: &mut Transcript,
+    ) -> RunOutcome {
+        self.run_abort = self.chat_abort.child_token();
         self.history
             .push(Message::User(vec![UserPart::Text(text.to_owned())]));
         transcript.runs.push(RunRecord {
@@ -101,14 +130,18 @@ impl AgentLoop {
             generations: Vec::new(),
             outcome: RunOutcome::Unfinished,
         });
-        let outcome = self.drive(transcript).await;
+        let outcome = self.drive(abort, transcript).await;
         if let Some(run) = transcript.runs.last_mut() {
             run.outcome = outcome.clone();
         }
         outcome
     }
 
-    async fn drive(&mut self, transcript: &mut Transcript) -> RunOutcome {
+    async fn drive(
+        &mut self,
+        abort: Option<AbortPoint>,
+        transcript: &mut Transcript,
+    ) -> RunOutcome {
         for _ in 0..self.limits.max_generations_per_run {
             let request = self.request();
             let summary = RequestSummary::of(&request);
@@ -123,11 +156,21 @@ impl AgentLoop {
             let Some(record) = run.generations.last_mut() else {
                 return host_failure("the generation record vanished");
             };
-            let end = self.consume(stream, &mut record.parts).await;
+            let abort_on_delta = abort == Some(AbortPoint::OnFirstDelta);
+            let end = self
+                .consume(stream, abort_on_delta, &mut record.parts)
+                .await;
             let parts = record.parts.clone();
             match end {
                 GenerationEnd::Failed(error) => return RunOutcome::Failed { error },
                 GenerationEnd::Violation(message) => return RunOutcome::Violation { message },
+                GenerationEnd::Finished(FinishReason::ToolCalls)
+                    if abort == Some(AbortPoint::OnToolCalls) =>
+                {
+                    self.run_abort.cancel();
+                    self.record_aborted_tools(&parts);
+                    return RunOutcome::AbortedWithToolsPending;
+                }
                 GenerationEnd::Finished(FinishReason::ToolCalls) => {
                     if let Err(message) = self.run_tools(&parts, transcript) {
                         return RunOutcome::Violation { message };
@@ -159,7 +202,7 @@ impl AgentLoop {
                 .collect(),
             purpose: Purpose::Chat,
             sampling: SamplingOptions::default(),
-            abort: self.abort.clone(),
+            abort: self.run_abort.clone(),
         }
     }
 
@@ -167,6 +210,7 @@ impl AgentLoop {
     async fn consume(
         &self,
         mut stream: PartStream,
+        abort_on_delta: bool,
         parts: &mut Vec<Result<StreamPart, LlmError>>,
     ) -> GenerationEnd {
         let mut validator = StreamValidator::new();
@@ -177,6 +221,9 @@ impl AgentLoop {
                     Err(message) => GenerationEnd::Violation(message),
                 };
             };
+            if abort_on_delta && matches!(item, Ok(StreamPart::BlockDelta { .. })) {
+                self.run_abort.cancel();
+            }
             parts.push(item.clone());
             match validator.observe(&item) {
                 Err(message) => return GenerationEnd::Violation(message),
@@ -206,6 +253,26 @@ impl AgentLoop {
                 GenerationEnd::Violation(format!("non-terminal {other:?} ended the stream"))
             }
         }
+    }
+
+    /// DSH's record of a tool round the user aborted: the assistant's calls, each
+    /// answered with an error result, none executed (the history stays consistent).
+    fn record_aborted_tools(&mut self, parts: &[Result<StreamPart, LlmError>]) {
+        let assistant = assistant_parts(parts);
+        let results = assistant
+            .iter()
+            .filter_map(|p| match p {
+                AssistantPart::ToolCall(call) => Some(ToolResult {
+                    call_id: call.call_id.clone(),
+                    tool_name: call.tool_name.clone(),
+                    output: serde_json::Value::String(ABORTED_BY_USER.to_owned()),
+                    is_error: true,
+                }),
+                _ => None,
+            })
+            .collect();
+        self.history.push(Message::Assistant(assistant));
+        self.history.push(Message::Tool(results));
     }
 
     /// DSH's side of finish(tool_calls): permissions, execution, durable results.

@@ -1,6 +1,8 @@
 //! Judging a scenario's DSH-side expectations (`expect.finish`, `error`, `generations`,
 //! `executions`, `final_text`, `streams`) against the transcript of the chat.
 
+use antigravity_acp::contract::FinishReason;
+
 use crate::scenario::Expectations;
 use crate::transcript::{RunOutcome, Transcript, finish_name, summarize, visible_text};
 
@@ -66,7 +68,10 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
         return;
     };
     for (i, run) in earlier.iter().enumerate() {
-        if !matches!(run.outcome, RunOutcome::Finished { .. }) {
+        if !matches!(
+            run.outcome,
+            RunOutcome::Finished { .. } | RunOutcome::AbortedWithToolsPending
+        ) {
             failures.push(format!(
                 "run {} ({:?}) ended with {}",
                 i + 1,
@@ -88,6 +93,7 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
             ));
         }
         (RunOutcome::Finished { .. }, None, _) => {}
+        (RunOutcome::AbortedWithToolsPending, None, None | Some(FinishReason::ToolCalls)) => {}
         (outcome, None, _) => failures.push(format!("the last run ended with {outcome}")),
     }
 }

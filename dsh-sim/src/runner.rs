@@ -331,7 +331,13 @@ async fn drive_chat(
     let abort = chat.abort_signal();
     let bounded = tokio::time::timeout(options.time_bound, async {
         for entry in &scenario.dsh.chat {
-            chat.run_user_message(&entry.user, transcript).await;
+            match entry.abort {
+                Some(point) => {
+                    chat.run_user_message_aborting(&entry.user, point, transcript)
+                        .await
+                }
+                None => chat.run_user_message(&entry.user, transcript).await,
+            };
         }
     })
     .await;

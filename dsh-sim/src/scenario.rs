@@ -68,6 +68,20 @@ pub struct DshScript {
 pub struct ChatEntry {
     /// What the user says.
     pub user: String,
+    /// When the user presses stop during this run (default: never).
+    #[serde(default)]
+    pub abort: Option<AbortPoint>,
+}
+
+/// Where DSH aborts a run (cancels the run's abort signal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortPoint {
+    /// At the first block delta; DSH then reads the stream to its terminal item.
+    OnFirstDelta,
+    /// When a generation finishes with tool calls: DSH runs none of them, records each
+    /// as an error result ("aborted by the user") and ends the run.
+    OnToolCalls,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.

@@ -61,21 +61,27 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
     })
 }
 
+/// ` (id 1a2b3c4d)`: the request id, shortened and made safe for Mermaid.
 fn id_suffix(frame: &Value) -> String {
     frame
         .get("id")
-        .map(|id| format!(" #{id}"))
+        .map(|id| format!(" (id {})", short_id(id)))
         .unwrap_or_default()
 }
 
+fn short_id(id: &Value) -> String {
+    let text = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
+    sanitize(&text.chars().take(8).collect::<String>())
+}
+
 fn answer(frame: &Value) -> String {
-    let id = frame.get("id").map(Value::to_string).unwrap_or_default();
+    let id = frame.get("id").map(short_id).unwrap_or_default();
     match frame.get("error") {
         Some(error) => format!(
-            "error #{id} {}",
-            error.get("code").map(Value::to_string).unwrap_or_default()
+            "error (id {id}) code {}",
+            sanitize(&error.get("code").map(Value::to_string).unwrap_or_default())
         ),
-        None => format!("result #{id}"),
+        None => format!("result (id {id})"),
     }
 }
 
@@ -83,7 +89,7 @@ fn answer(frame: &Value) -> String {
 fn sanitize(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_alphanumeric() || c == ' ' {
+            if c.is_alphanumeric() || c == ' ' || c == '-' {
                 c
             } else {
                 ' '

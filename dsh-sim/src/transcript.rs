@@ -50,6 +50,9 @@ pub enum RunOutcome {
         /// Its reason.
         reason: FinishReason,
     },
+    /// DSH aborted the run when a generation finished with tool calls, instead of
+    /// running them (the user pressed stop).
+    AbortedWithToolsPending,
     /// The adapter ended a generation with an error.
     Failed {
         /// The error.
@@ -72,6 +75,9 @@ impl std::fmt::Display for RunOutcome {
         match self {
             Self::Unfinished => f.write_str("unfinished"),
             Self::Finished { reason } => write!(f, "finish({})", finish_name(*reason)),
+            Self::AbortedWithToolsPending => {
+                f.write_str("finish(tool_calls), then aborted by DSH with the tools pending")
+            }
             Self::Failed { error } => write!(f, "error {error}"),
             Self::Violation { message } => write!(f, "stream protocol violation: {message}"),
             Self::HostFailure { message } => write!(f, "host failure: {message}"),

@@ -11,9 +11,9 @@ use antigravity_acp::contract::{
     Message, ModelInfo, PartSender, PartStream, Purpose, SamplingOptions, StreamPart,
     ToolDefinition, UserPart,
 };
-use dsh_sim::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
+use dsh_sim::agent_loop::{ABORTED_BY_USER, AgentLoop, ChatSetup, LoopLimits};
 use dsh_sim::host_tools::{HostTool, PERMISSION_DENIED, ToolBehaviour};
-use dsh_sim::scenario::Permission;
+use dsh_sim::scenario::{AbortPoint, Permission};
 use dsh_sim::transcript::{RunOutcome, Transcript};
 use futures::future::BoxFuture;
 use rstest::rstest;
@@ -363,4 +363,55 @@ async fn a_stream_left_open_after_its_finish_is_a_violation() {
         panic!("{}", transcript.runs[0].outcome)
     };
     assert!(message.contains("stayed open"), "{message}");
+}
+
+#[tokio::test]
+async fn aborting_on_tool_calls_runs_nothing_records_error_results_and_cancels_the_signal() {
+    let adapter = ScriptedAdapter::new(vec![
+        vec![call(0, "c-1", "read_file"), finish(FinishReason::ToolCalls)],
+        text_answer("fresh start"),
+    ]);
+    let mut chat = AgentLoop::new(
+        adapter.clone(),
+        setup(vec![read_file(Permission::Allow)]),
+        limits(),
+    );
+    let mut transcript = Transcript::default();
+    let outcome = chat
+        .run_user_message_aborting("go", AbortPoint::OnToolCalls, &mut transcript)
+        .await;
+    assert_eq!(outcome, RunOutcome::AbortedWithToolsPending);
+    assert!(transcript.executions.is_empty());
+    assert!(adapter.requests()[0].abort.is_cancelled());
+    let Message::Tool(results) = &chat.history()[2] else {
+        panic!("{:?}", chat.history())
+    };
+    assert!(results[0].is_error);
+    assert_eq!(results[0].output, json!(ABORTED_BY_USER));
+    // The next run gets a fresh, uncancelled signal.
+    chat.run_user_message("again", &mut transcript).await;
+    assert!(!adapter.requests()[1].abort.is_cancelled());
+}
+
+#[tokio::test]
+async fn aborting_on_the_first_delta_cancels_the_signal_and_reads_to_the_terminal_item() {
+    let adapter = ScriptedAdapter::new(vec![vec![
+        start(0, BlockKind::Text),
+        delta(0, "partial"),
+        end(0),
+        finish(FinishReason::Cancelled),
+    ]]);
+    let mut chat = AgentLoop::new(adapter.clone(), setup(vec![]), limits());
+    let mut transcript = Transcript::default();
+    let outcome = chat
+        .run_user_message_aborting("go", AbortPoint::OnFirstDelta, &mut transcript)
+        .await;
+    assert_eq!(
+        outcome,
+        RunOutcome::Finished {
+            reason: FinishReason::Cancelled
+        }
+    );
+    assert!(adapter.requests()[0].abort.is_cancelled());
+    assert!(!chat.abort_signal().is_cancelled(), "only the run's signal");
 }
