@@ -123,6 +123,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         }
     };
     report.name = Some(scenario.name.clone());
+    tracing::debug!(scenario = %path.display(), "scenario starts");
     if matches!(options.server, ServerChoice::Command(_)) && !scenario.real_server {
         report.verdict = Verdict::Skip("marked `real_server: false`".to_owned());
         report.duration = started.elapsed();
@@ -143,6 +144,12 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         Err(error) => report.verdict = Verdict::Fail(vec![error]),
     }
     report.duration = started.elapsed();
+    tracing::debug!(
+        scenario = %path.display(),
+        passed = report.verdict == Verdict::Pass,
+        duration_ms = report.duration.as_millis(),
+        "scenario ends"
+    );
     report
 }
 
