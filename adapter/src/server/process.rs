@@ -188,12 +188,13 @@ mod tests {
         let pid: i32 = line.trim().parse().unwrap();
         let pipes_stdin = pipes.stdin;
         drop(pipes_stdin);
-        drop(lines);
         process.shutdown(Duration::from_millis(50)).await;
-        let alive = nix::sys::signal::kill(Pid::from_raw(pid), None).is_ok()
-            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .unwrap_or_default()
-                .contains(") Z ");
-        assert!(!alive, "grandchild {pid} survived the group kill");
+        // The grandchild holds the stdout pipe: end-of-file means every process of the
+        // group has exited (a zombie's descriptors are already closed).
+        let eof = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
+        assert!(
+            matches!(eof, Ok(Ok(None))),
+            "grandchild {pid} kept the group's stdout open after the group kill"
+        );
     }
 }
