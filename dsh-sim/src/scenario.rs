@@ -224,7 +224,8 @@ pub struct CapabilityExpectation {
 pub enum McpServersExpectation {
     /// Exactly one `http` server on `http://127.0.0.1:<port>/mcp` with exactly one
     /// header, `Authorization: Bearer <token>`. The token must be 64 hex digits where
-    /// the journal shows it; the fake's journal redacts it to `Bearer <redacted>`.
+    /// the journal shows it; the fake's journal shows `Bearer <redacted len=64 hex fp=…>`.
+    /// A token must be fresh per turn: no two server processes may get the same one.
     Bridge,
     /// No MCP server at all.
     None,

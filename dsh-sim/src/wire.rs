@@ -4,6 +4,7 @@
 
 pub mod facts;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -107,12 +108,25 @@ pub fn check_wire(
         }
     }
     if let Some(expected) = expect.mcp_servers {
-        for servers in processes
-            .iter()
-            .flat_map(|p| p.session_new_mcp_servers.iter())
-        {
-            if let Err(why) = check_mcp_servers(expected, servers) {
-                failures.push(format!("session/new mcpServers: {why}"));
+        // Which process each bridge token was given to: a token is fresh per turn (one
+        // process may see it twice, when session/new is retried after authenticate).
+        let mut token_owners: BTreeMap<String, usize> = BTreeMap::new();
+        for (index, process) in processes.iter().enumerate() {
+            for servers in &process.session_new_mcp_servers {
+                match check_mcp_servers(expected, servers) {
+                    Ok(Some(token)) => {
+                        let owner = *token_owners.entry(token).or_insert(index);
+                        if owner != index {
+                            failures.push(format!(
+                                "session/new mcpServers: server processes {} and {} got the same bearer token (it must be fresh per turn)",
+                                owner + 1,
+                                index + 1
+                            ));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(why) => failures.push(format!("session/new mcpServers: {why}")),
+                }
             }
         }
     }
@@ -176,19 +190,23 @@ fn check_capabilities(expected: CapabilityExpectation, caps: &Value, failures: &
 }
 
 /// `bridge`: exactly one `http` server at `http://127.0.0.1:<port>/mcp` with exactly one
-/// header, `Authorization: Bearer <64 hex>` (or `Bearer <redacted>`, as the fake's
-/// journal records every credential). `none`: no server.
-fn check_mcp_servers(expected: McpServersExpectation, servers: &Value) -> Result<(), String> {
+/// header, `Authorization: Bearer <64 hex>` (the fake's journal shows it as
+/// `Bearer <redacted len=64 hex fp=XXXXXXXX>`); returns the token's fingerprint. `none`:
+/// no server.
+fn check_mcp_servers(
+    expected: McpServersExpectation,
+    servers: &Value,
+) -> Result<Option<String>, String> {
     let list = match servers {
         Value::Null => Vec::new(),
         Value::Array(list) => list.clone(),
         other => return Err(format!("not a list: {other}")),
     };
     match expected {
-        McpServersExpectation::None if list.is_empty() => Ok(()),
+        McpServersExpectation::None if list.is_empty() => Ok(None),
         McpServersExpectation::None => Err(format!("expected none, got {servers}")),
         McpServersExpectation::Bridge => match list.as_slice() {
-            [server] => check_bridge_descriptor(server),
+            [server] => check_bridge_descriptor(server).map(Some),
             _ => Err(format!(
                 "expected exactly one bridge, got {} server(s)",
                 list.len()
@@ -197,10 +215,20 @@ fn check_mcp_servers(expected: McpServersExpectation, servers: &Value) -> Result
     }
 }
 
-/// How the fake's journal shows a credential.
-const REDACTED: &str = "<redacted>";
+/// A 256-bit hex token's fingerprint, from the token itself or from the fake's journal
+/// form `<redacted len=64 hex fp=XXXXXXXX>`.
+fn token_fingerprint(token: &str) -> Option<String> {
+    let is_hex = |text: &str| text.bytes().all(|b| b.is_ascii_hexdigit());
+    if token.len() == 64 && is_hex(token) {
+        return Some(token.to_owned());
+    }
+    let fingerprint = token
+        .strip_prefix("<redacted len=64 hex fp=")?
+        .strip_suffix('>')?;
+    (fingerprint.len() == 8 && is_hex(fingerprint)).then(|| fingerprint.to_owned())
+}
 
-fn check_bridge_descriptor(server: &Value) -> Result<(), String> {
+fn check_bridge_descriptor(server: &Value) -> Result<String, String> {
     if server.get("type").and_then(Value::as_str) != Some("http") {
         return Err("the bridge is not of type `http`".to_owned());
     }
@@ -236,17 +264,15 @@ fn check_bridge_descriptor(server: &Value) -> Result<(), String> {
         .get("value")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let token_ok = value.strip_prefix("Bearer ").is_some_and(|token| {
-        token == REDACTED || (token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()))
-    });
-    if !name.eq_ignore_ascii_case("authorization") || !token_ok {
+    let token = value.strip_prefix("Bearer ").and_then(token_fingerprint);
+    let (true, Some(token)) = (name.eq_ignore_ascii_case("authorization"), token) else {
         // Never echo the token itself.
         return Err(format!(
             "the header is not `Authorization: Bearer <64 hex>` (name {name:?}, a value of {} chars)",
             value.len()
         ));
-    }
-    Ok(())
+    };
+    Ok(token)
 }
 
 fn check_private_cwd(

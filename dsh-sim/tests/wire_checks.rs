@@ -84,13 +84,16 @@ fn full_expectations() -> WireExpectations {
     }
 }
 
+/// How the fake's journal shows a 256-bit hex bearer token.
+const REDACTED: &str = "Bearer <redacted len=64 hex fp=0a1b2c3d>";
+
 fn allow() -> serde_json::Value {
     json!({"outcome":"selected","optionId":"allow"})
 }
 
 #[test]
 fn a_journal_that_matches_passes_every_check() {
-    for header in [format!("Bearer {TOKEN}"), "Bearer <redacted>".to_owned()] {
+    for header in [format!("Bearer {TOKEN}"), REDACTED.to_owned()] {
         let facts = extract(&journal(&header, allow()));
         let failures = check_wire(
             Some(&full_expectations()),
@@ -132,7 +135,7 @@ fn each_mismatch_is_reported() {
 
 #[test]
 fn script_failures_in_the_journal_always_fail() {
-    let mut journal = journal("Bearer <redacted>", allow());
+    let mut journal = journal(REDACTED, allow());
     journal[0].push(JournalEntry::ExpectationFailed {
         turn: 0,
         step: 2,
@@ -154,7 +157,7 @@ fn script_failures_in_the_journal_always_fail() {
 
 #[test]
 fn no_servers_is_told_apart_from_a_bridge() {
-    let mut journal = journal("Bearer <redacted>", allow());
+    let mut journal = journal(REDACTED, allow());
     journal[0][2] = JournalEntry::AcpIn {
         frame: json!({"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x","mcpServers":[]}}),
     };
@@ -180,7 +183,7 @@ async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories(
     let scratch = tempfile::tempdir().unwrap();
     let leftover = scratch.path().join("turn-1");
     std::fs::create_dir(&leftover).unwrap();
-    let mut facts = extract(&journal("Bearer <redacted>", allow()));
+    let mut facts = extract(&journal(REDACTED, allow()));
     facts[0].pid = Some(std::process::id());
     facts[0].cwd = Some(leftover.display().to_string());
     let leaks = find_leaks(&facts, std::slice::from_ref(&open_url), scratch.path())
@@ -196,4 +199,31 @@ async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories(
     let leaks = find_leaks(&facts, &[open_url], scratch.path()).await;
     assert!(leaks.is_empty(), "{leaks:?}");
     assert_eq!(bridge_urls(&facts), ["http://127.0.0.1:9/mcp"]);
+}
+
+#[test]
+fn a_bridge_token_must_be_256_bit_hex_and_fresh_per_turn() {
+    let expect = WireExpectations {
+        mcp_servers: Some(McpServersExpectation::Bridge),
+        ..Default::default()
+    };
+    let check = |journal: &[Vec<JournalEntry>]| {
+        check_wire(Some(&expect), &extract(journal), Path::new("/x"))
+    };
+    // The same token in two turns' processes is a reuse.
+    let one = journal(REDACTED, allow());
+    let reused: Vec<_> = [one[0].clone(), one[0].clone()].into();
+    let failures = check(&reused).join("\n");
+    assert!(failures.contains("same bearer token"), "{failures}");
+    // Fresh tokens pass.
+    let other = journal("Bearer <redacted len=64 hex fp=ffffffff>", allow());
+    assert!(check(&[one[0].clone(), other[0].clone()]).is_empty());
+    // A token whose shape is unknown or too short fails.
+    for header in [
+        "Bearer <redacted>",
+        "Bearer <redacted len=32 hex fp=0a1b2c3d>",
+        "Bearer <redacted len=64 text fp=0a1b2c3d>",
+    ] {
+        assert_eq!(check(&journal(header, allow())).len(), 1, "{header}");
+    }
 }

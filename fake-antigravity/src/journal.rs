@@ -30,8 +30,9 @@ pub enum JournalEntry {
     ///
     /// Credentials are redacted in this copy: in `params.mcpServers[].headers[]` and
     /// `…env[]`, the value of any entry whose name looks secret (`authorization`, `token`,
-    /// `key`, `secret`, `cookie`, `password`, `credential`) reads `<scheme> <redacted>`
-    /// (e.g. `Bearer <redacted>`) or `<redacted>`. The fake itself uses the real values.
+    /// `key`, `secret`, `cookie`, `password`, `credential`) reads
+    /// `<scheme> <redacted len=N hex|text fp=XXXXXXXX>` (the length, whether it is all hex,
+    /// and 8 hex digits of its SHA-256), e.g. `Bearer <redacted len=64 hex fp=1a2b3c4d>`. The fake itself uses the real values.
     AcpIn {
         /// The frame (or `{"unparsed": "<line>"}` when it was not JSON).
         frame: Value,

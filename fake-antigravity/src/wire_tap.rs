@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::journal::JournalEntry;
@@ -78,7 +79,7 @@ impl LineTap {
 }
 
 /// Replaces secret-looking `mcpServers[].headers[].value` and `…env[].value` with
-/// `<scheme> <redacted>` (or `<redacted>`), so tokens never land in the journal.
+/// their [`redacted`] form, so tokens never land in the journal.
 pub fn redact_credentials(frame: &mut Value) {
     let Some(servers) = frame
         .get_mut("params")
@@ -124,12 +125,32 @@ fn looks_secret(name: &str) -> bool {
     .any(|word| name.contains(word))
 }
 
-fn redacted(value: &str) -> String {
-    match value.split_once(' ') {
-        Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(char::is_alphanumeric) => {
-            format!("{scheme} <redacted>")
+/// A credential's journal form: its scheme, then its shape (length, whether it is all
+/// hex) and the first 8 hex digits of its SHA-256. The secret itself is never written,
+/// but a test can still check a token's format and that turns never share one.
+pub fn redacted(value: &str) -> String {
+    let (scheme, secret) = match value.split_once(' ') {
+        Some((scheme, secret))
+            if !scheme.is_empty() && scheme.chars().all(char::is_alphanumeric) =>
+        {
+            (Some(scheme), secret)
         }
-        _ => "<redacted>".to_string(),
+        _ => (None, value),
+    };
+    let kind = if !secret.is_empty() && secret.bytes().all(|b| b.is_ascii_hexdigit()) {
+        "hex"
+    } else {
+        "text"
+    };
+    let digest = hex::encode(Sha256::digest(secret.as_bytes()));
+    let fingerprint = digest.get(..8).unwrap_or_default();
+    let shown = format!(
+        "<redacted len={} {kind} fp={fingerprint}>",
+        secret.chars().count()
+    );
+    match scheme {
+        Some(scheme) => format!("{scheme} {shown}"),
+        None => shown,
     }
 }
 
@@ -225,7 +246,16 @@ mod tests {
                 {"name":"X-Trace","value":"visible"}]}]}});
         redact_credentials(&mut frame);
         let headers = &frame["params"]["mcpServers"][0]["headers"];
-        assert_eq!(headers[0]["value"], "Bearer <redacted>");
+        assert_eq!(
+            headers[0]["value"],
+            "Bearer <redacted len=6 text fp=1ec1c26b>"
+        );
         assert_eq!(headers[1]["value"], "visible");
+    }
+
+    #[test]
+    fn hex_secrets_are_told_apart_and_schemeless_values_keep_no_scheme() {
+        assert_eq!(redacted("ab12"), "<redacted len=4 hex fp=59d93772>");
+        assert!(redacted("Bearer ab12").starts_with("Bearer <redacted len=4 hex"));
     }
 }

@@ -144,8 +144,9 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
         })
         .expect("session/new journaled");
     assert_eq!(
-        session_new["params"]["mcpServers"][0]["headers"][0]["value"], "Bearer <redacted>",
-        "tokens never reach the journal"
+        session_new["params"]["mcpServers"][0]["headers"][0]["value"],
+        "Bearer <redacted len=10 text fp=70cde383>",
+        "tokens never reach the journal, only their shape and a fingerprint"
     );
     assert!(entries.iter().any(|e| matches!(e,
         JournalEntry::AcpOut { frame } if frame["method"] == "session/request_permission")));
