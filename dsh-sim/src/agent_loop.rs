@@ -172,7 +172,7 @@ impl AgentLoop {
                     return RunOutcome::AbortedWithToolsPending;
                 }
                 GenerationEnd::Finished(FinishReason::ToolCalls) => {
-                    if let Err(message) = self.run_tools(&parts, transcript) {
+                    if let Err(message) = self.run_tools(&parts, transcript).await {
                         return RunOutcome::Violation { message };
                     }
                 }
@@ -276,7 +276,7 @@ impl AgentLoop {
     }
 
     /// DSH's side of finish(tool_calls): permissions, execution, durable results.
-    fn run_tools(
+    async fn run_tools(
         &mut self,
         parts: &[Result<StreamPart, LlmError>],
         transcript: &mut Transcript,
@@ -301,6 +301,10 @@ impl AgentLoop {
                         call.tool_name
                     )
                 })?;
+            if tool.permission == crate::scenario::Permission::Allow && !tool.duration.is_zero() {
+                // A slow tool: the scripted world's own time, not a wait for an event.
+                tokio::time::sleep(tool.duration).await;
+            }
             let handled = handle_call(tool, call);
             if handled.executed {
                 *transcript

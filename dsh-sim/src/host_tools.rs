@@ -29,6 +29,8 @@ pub struct HostTool {
     pub permission: Permission,
     /// What executing it yields.
     pub behaviour: ToolBehaviour,
+    /// How long an allowed execution takes.
+    pub duration: std::time::Duration,
 }
 
 impl HostTool {
@@ -47,6 +49,7 @@ impl HostTool {
             },
             permission: spec.permission,
             behaviour,
+            duration: std::time::Duration::from_millis(spec.delay_ms),
         }
     }
 }

@@ -68,7 +68,7 @@ pub fn process_is_live(pid: u32) -> bool {
 }
 
 /// `Some(leak)` when something still accepts connections at the bridge's address.
-async fn bridge_still_open(url: &str) -> Option<String> {
+pub(crate) async fn bridge_still_open(url: &str) -> Option<String> {
     let authority = url
         .strip_prefix("http://")
         .and_then(|rest| rest.split('/').next())?;

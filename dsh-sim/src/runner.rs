@@ -15,7 +15,7 @@ use crate::expect::check_transcript;
 use crate::host_tools::HostTool;
 use crate::leak::find_leaks;
 use crate::registry::HostRegistry;
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, AbortPoint, Scenario};
 use crate::transcript::Transcript;
 use crate::wire::{self, ProcessFacts};
 
@@ -188,11 +188,18 @@ fn run_in_workspace(
         }
         ServerChoice::Command(command) => command.clone(),
     };
-    let config = AdapterConfig {
+    let mut config = AdapterConfig {
         server,
         scratch_root: Some(scratch_root.clone()),
         ..AdapterConfig::default()
     };
+    let knobs = scenario.dsh.adapter;
+    if let Some(ms) = knobs.timeout_ms {
+        config.timeout = Duration::from_millis(ms);
+    }
+    if let Some(ms) = knobs.tool_timeout_ms {
+        config.tool_timeout = Duration::from_millis(ms);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -228,6 +235,18 @@ fn run_in_workspace(
     Ok(finished)
 }
 
+/// Every bridge the fake was given so far that still accepts connections.
+async fn open_bridges(journal_dir: &Path) -> Vec<String> {
+    let Ok(journal) = fake_antigravity::journal::read_dir(journal_dir) else {
+        return vec!["cannot read the fake's journal".to_owned()];
+    };
+    let mut open = Vec::new();
+    for url in wire::bridge_urls(&wire::extract(&journal)) {
+        open.extend(crate::leak::bridge_still_open(&url).await);
+    }
+    open
+}
+
 /// The command line that runs the fake from a dsh-sim binary.
 pub fn fake_command(program: &Path, script: &Path, journal_dir: &Path) -> ServerCommand {
     ServerCommand {
@@ -256,7 +275,15 @@ async fn execute(
     let mut transcript = Transcript::default();
     let mut registry = HostRegistry::new();
     match antigravity_acp::register(&mut registry, config) {
-        Ok(_) => drive_chat(scenario, &registry, options, &mut transcript, &mut failures).await,
+        Ok(_) => {
+            let chat = ChatRun {
+                scenario,
+                registry: &registry,
+                options,
+                journal_dir,
+            };
+            drive_chat(&chat, &mut transcript, &mut failures).await;
+        }
         Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
     }
     for adapter in registry.adapters() {
@@ -307,13 +334,26 @@ async fn execute(
     }
 }
 
+/// What one chat is driven with.
+struct ChatRun<'a> {
+    scenario: &'a Scenario,
+    registry: &'a HostRegistry,
+    options: &'a RunnerOptions,
+    /// The fake's journal, when running the fake.
+    journal_dir: Option<&'a Path>,
+}
+
 async fn drive_chat(
-    scenario: &Scenario,
-    registry: &HostRegistry,
-    options: &RunnerOptions,
+    chat_run: &ChatRun<'_>,
     transcript: &mut Transcript,
     failures: &mut Vec<String>,
 ) {
+    let ChatRun {
+        scenario,
+        registry,
+        options,
+        journal_dir,
+    } = *chat_run;
     let adapter = match registry
         .model_for_chat(scenario.dsh.model.as_deref())
         .and_then(|model| Ok((registry.adapter_for_model(&model)?, model)))
@@ -345,6 +385,18 @@ async fn drive_chat(
                 }
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
+            // Once DSH holds a run's terminal part, every bridge so far must be closed
+            // (C14, C33). After an abort on tool calls DSH does not wait for the turn, so
+            // there is nothing to judge at that moment.
+            if let (Some(dir), false) = (journal_dir, entry.abort == Some(AbortPoint::OnToolCalls))
+            {
+                failures.extend(
+                    open_bridges(dir)
+                        .await
+                        .into_iter()
+                        .map(|open| format!("after the run for {:?}: {open}", entry.user)),
+                );
+            }
         }
     })
     .await;

@@ -60,6 +60,22 @@ pub struct DshScript {
     pub tools: Vec<ToolSpec>,
     /// The user's messages, in order; each starts an agent-loop run.
     pub chat: Vec<ChatEntry>,
+    /// Adapter settings for this scenario (default: the adapter's defaults).
+    #[serde(default)]
+    pub adapter: AdapterKnobs,
+}
+
+/// The adapter settings a scenario may change, to reach timeouts in milliseconds rather
+/// than minutes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterKnobs {
+    /// `AdapterConfig::timeout`: bounds each active model segment.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// `AdapterConfig::tool_timeout`: bounds how long a parked call waits for DSH.
+    #[serde(default)]
+    pub tool_timeout_ms: Option<u64>,
 }
 
 /// One entry of the chat.
@@ -105,6 +121,9 @@ pub struct ToolSpec {
     /// When set, an allowed execution fails with this text (`is_error: true`).
     #[serde(default)]
     pub error: Option<String>,
+    /// How long an allowed execution takes, in milliseconds (a slow tool; default 0).
+    #[serde(default)]
+    pub delay_ms: u64,
 }
 
 fn any_object_schema() -> Value {

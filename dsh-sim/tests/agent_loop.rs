@@ -120,6 +120,7 @@ fn tool(name: &str, permission: Permission, behaviour: ToolBehaviour) -> HostToo
         },
         permission,
         behaviour,
+        duration: std::time::Duration::ZERO,
     }
 }
 
