@@ -1,11 +1,51 @@
-//! Checking an `expect_result` step against the most recent call of the turn, and the
-//! messages journaled when it does not hold.
+//! Checking an `expect_result` step against the most recent call (or `parallel` group) of
+//! the turn, and the messages journaled when it does not hold.
 
 use crate::script::ResultExpectation;
 use crate::tool_call_step::{CallOutcome, is_error, result_text};
 
 /// How much of a result's text a failure message quotes.
 const QUOTE_LIMIT: usize = 2_000;
+
+/// The most recent host tool call(s) of a turn, for a later `expect_result`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecentCalls {
+    /// A `call` step: its index and outcome.
+    One(usize, CallOutcome),
+    /// A `parallel` step: its index and every outcome, in script order.
+    Group(usize, Vec<CallOutcome>),
+}
+
+/// `Ok` when `expectation` holds for the recent call, or for *every* call of a recent
+/// `parallel` group; otherwise what was expected and what came (each failing call of a
+/// group named by its position).
+pub fn check_recent(
+    expectation: &ResultExpectation,
+    recent: Option<&RecentCalls>,
+) -> Result<(), String> {
+    match recent {
+        None => check_result(expectation, None),
+        Some(RecentCalls::One(step, outcome)) => {
+            check_result(expectation, Some(&(*step, outcome.clone())))
+        }
+        Some(RecentCalls::Group(step, outcomes)) => {
+            let problems: Vec<String> = outcomes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, outcome)| {
+                    check_result(expectation, Some(&(*step, outcome.clone())))
+                        .err()
+                        .map(|message| format!("parallel call {i} of the group: {message}"))
+                })
+                .collect();
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(problems.join(" | "))
+            }
+        }
+    }
+}
 
 /// `Ok` when `expectation` holds for `last_call` (`(step index, outcome)`), otherwise what
 /// was expected and what came.
@@ -103,5 +143,25 @@ mod tests {
         assert!(message.contains("isError true"), "{message}");
         assert!(message.contains("\"moon\""), "{message}");
         assert!(check_result(&expect, None).is_err());
+    }
+
+    #[test]
+    fn a_group_must_satisfy_the_expectation_in_every_call() {
+        let ok = |text: &str| CallOutcome::Result(json!({"content":[{"type":"text","text":text}]}));
+        let expect = ResultExpectation {
+            is_error: Some(false),
+            contains: Some("echo".into()),
+        };
+        let group = RecentCalls::Group(3, vec![ok("echo: a"), ok("echo: b")]);
+        assert_eq!(check_recent(&expect, Some(&group)), Ok(()));
+        let group = RecentCalls::Group(3, vec![ok("echo: a"), ok("nope")]);
+        let Err(message) = check_recent(&expect, Some(&group)) else {
+            panic!("expected a mismatch");
+        };
+        assert!(
+            message.starts_with("parallel call 1 of the group"),
+            "{message}"
+        );
+        assert!(!message.contains("parallel call 0"), "{message}");
     }
 }

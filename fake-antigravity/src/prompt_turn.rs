@@ -11,15 +11,17 @@ use agent_client_protocol::{Client, Error};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::expectations::{check_result, denied_message};
+use crate::expectations::{RecentCalls, check_recent, denied_message};
 use crate::fake_agent::FakeAgent;
 use crate::journal::JournalEntry;
+use crate::parallel_step::{ParallelEnd, run_parallel};
 use crate::params::ParamReader;
 use crate::rpc_errors::session_not_found;
 use crate::script::{Step, StopScript, TurnScript};
+use crate::server_owned_steps::{StepFlow, run_foreign_call, run_native, run_question};
 use crate::session_updates::{message_chunk, send_update, thought_chunk, usage_update};
 use crate::sessions::TurnRecord;
-use crate::tool_call_step::{CallEnd, CallOutcome, run_call};
+use crate::tool_call_step::{CallEnd, run_call};
 use crate::turn_select::{TurnChoice, choose_turn};
 
 /// The text the fake answers when the script has turns but none matches.
@@ -166,24 +168,30 @@ async fn run_steps(
     turn: &TurnScript,
     agent_text: &mut String,
 ) -> Result<TurnEnd, Error> {
-    let mut last_call: Option<(usize, CallOutcome)> = None;
+    let mut recent: Option<RecentCalls> = None;
     for (index, step) in turn.steps.iter().enumerate() {
         if ctx.cancelled.is_cancelled() {
             return Ok(TurnEnd::Cancelled);
         }
-        match step {
+        let flow = match step {
             Step::Text(text) => {
                 send_update(ctx.cx, ctx.session_id, message_chunk(text))?;
                 agent_text.push_str(text);
+                StepFlow::GoesOn
             }
-            Step::Thought(text) => send_update(ctx.cx, ctx.session_id, thought_chunk(text))?,
+            Step::Thought(text) => {
+                send_update(ctx.cx, ctx.session_id, thought_chunk(text))?;
+                StepFlow::GoesOn
+            }
             Step::Usage(usage) => {
                 send_update(ctx.cx, ctx.session_id, usage_update(usage.used, usage.size))?;
+                StepFlow::GoesOn
             }
             Step::ExpectResult(expectation) => {
-                if let Err(message) = check_result(expectation, last_call.as_ref()) {
+                if let Err(message) = check_recent(expectation, recent.as_ref()) {
                     ctx.agent.expectation_failed(ctx.turn, index, message);
                 }
+                StepFlow::GoesOn
             }
             Step::WaitForCancel(wait) => {
                 let limit = std::time::Duration::from_millis(wait.timeout_ms);
@@ -195,21 +203,43 @@ async fn run_steps(
                 }
                 let message = format!("no session/cancel arrived within {} ms", wait.timeout_ms);
                 ctx.agent.expectation_failed(ctx.turn, index, message);
+                StepFlow::GoesOn
             }
             Step::Call(call) => match run_call(ctx, index, call).await? {
-                CallEnd::Ran(outcome) => last_call = Some((index, outcome)),
-                CallEnd::Cancelled => return Ok(TurnEnd::Cancelled),
-                CallEnd::Denied(answer) => {
-                    for (later, step) in turn.steps.iter().enumerate().skip(index + 1) {
-                        if matches!(step, Step::ExpectResult(_)) {
-                            let message = denied_message(index, &answer);
-                            ctx.agent.expectation_failed(ctx.turn, later, message);
-                        }
-                    }
-                    return Ok(TurnEnd::Denied);
+                CallEnd::Ran(outcome) => {
+                    recent = Some(RecentCalls::One(index, outcome));
+                    StepFlow::GoesOn
                 }
+                CallEnd::Cancelled => StepFlow::Cancelled,
+                CallEnd::Denied(answer) => return Ok(end_denied(ctx, turn, index, &answer)),
             },
+            Step::Parallel(calls) => match run_parallel(ctx, index, calls).await? {
+                ParallelEnd::Ran(outcomes) => {
+                    recent = Some(RecentCalls::Group(index, outcomes));
+                    StepFlow::GoesOn
+                }
+                ParallelEnd::Cancelled => StepFlow::Cancelled,
+                ParallelEnd::Denied(answer) => return Ok(end_denied(ctx, turn, index, &answer)),
+            },
+            Step::Native(native) => run_native(ctx, native).await?,
+            Step::Question(question) => run_question(ctx, question).await?,
+            Step::ForeignCall(foreign) => run_foreign_call(ctx, foreign).await?,
+        };
+        if flow == StepFlow::Cancelled {
+            return Ok(TurnEnd::Cancelled);
         }
     }
     Ok(TurnEnd::Completed)
+}
+
+/// A host call (or group) at `index` was denied: the turn ends there, and every later
+/// `expect_result` is journaled as failed, saying why.
+fn end_denied(ctx: &TurnContext<'_>, turn: &TurnScript, index: usize, answer: &str) -> TurnEnd {
+    for (later, step) in turn.steps.iter().enumerate().skip(index + 1) {
+        if matches!(step, Step::ExpectResult(_)) {
+            let message = denied_message(index, answer);
+            ctx.agent.expectation_failed(ctx.turn, later, message);
+        }
+    }
+    TurnEnd::Denied
 }

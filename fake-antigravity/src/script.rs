@@ -103,8 +103,9 @@ pub enum Step {
     /// so. A tool no server has (or no `http` server at all) is journaled as an expectation
     /// failure and the turn goes on, with no result for a later `expect_result`.
     Call(CallStep),
-    /// Check the MCP result of the most recent `call` of the same turn. A mismatch is
-    /// journaled as an expectation failure (and the turn goes on).
+    /// Check the MCP result of the most recent `call` of the same turn (after a
+    /// `parallel` group: every result of the group). A mismatch is journaled as an
+    /// expectation failure (and the turn goes on).
     ExpectResult(ResultExpectation),
     /// A `usage_update` notification.
     Usage(UsageStep),
@@ -113,6 +114,135 @@ pub enum Step {
     /// the turn goes on. Lets a scenario test a cancel mid-turn without sleeping.
     /// (Added after the first interface draft; older scripts do not use it.)
     WaitForCancel(WaitForCancelStep),
+    /// Several host tool calls issued *concurrently*, each the 1.3.0 way of [`Step::Call`].
+    ///
+    /// In order: every call is resolved and announced (`tool_call`, pending, with the
+    /// bridge `_meta`); then every `session/request_permission` is sent at once and all
+    /// answers are awaited; then every allowed call gets its `tool_call_update`
+    /// (in_progress) and its MCP `tools/call`, all started before any is awaited, so all
+    /// are in flight together; each ends with its own `tool_call_update` (completed or
+    /// failed) as its result arrives. A following `expect_result` checks *every* result of
+    /// the group (each must satisfy it). A denied or cancelled permission marks that call
+    /// `failed` (it is not run); the others still run, and the turn then ends with
+    /// `end_turn` after the group, like `call`. In `yolo` mode nobody is asked.
+    Parallel(Vec<CallStep>),
+    /// A server-owned (non-MCP) tool, as 1.3.0 shows them (research §8); see
+    /// [`NativeStep`]. Nothing is ever done on disk.
+    Native(NativeStep),
+    /// A native question (research §9): a `session/request_permission` whose tool call id
+    /// is `interaction_<8 hex>`, titled with the question, one `allow_once` option per
+    /// answer (`optionId` "1", "2", …; no `tool_call` update before or after). The answer
+    /// (in the journal's `acp_in` frames, and on stderr) is recorded, whatever it is, and
+    /// the turn goes on. Questions are asked in every mode, `yolo` included.
+    Question(QuestionStep),
+    /// A permission request for an MCP tool of *another* server (no MCP request is made):
+    /// a pending `tool_call` whose `_meta.mcp` names `server` and `tool`, then
+    /// `session/request_permission` with the allow/deny options. Any answer is recorded
+    /// (an adapter that allows it is judged on the wire, not here) and the turn goes on:
+    /// an allow "runs" it (`tool_call_update` in_progress, then completed, as the other
+    /// server would), a deny or `cancelled` marks it `failed`. In `yolo` mode it runs
+    /// without asking.
+    ForeignCall(ForeignCallStep),
+}
+
+/// A server-owned tool (`native:`).
+///
+/// With `ask: true` (the default): a `tool_call` titled `Run <tool>?`, status `pending`,
+/// with no `_meta.mcp`, then `session/request_permission` with the options `allow`
+/// (allow_once), `allow_always` (allow_always, carrying `_meta["agy.security.warning"]`)
+/// and `deny` (reject_once). If an allow option is selected, the tool "runs":
+/// `tool_call_update` in_progress `Running <tool>`, then completed. If the answer is a
+/// deny, `cancelled` or an error, the tool call is marked `failed` and the turn **goes
+/// on** with the next step: unlike a host `call`, a refused native tool does not end the
+/// 1.3.0 turn, the model reads the refusal and carries on (answering in prose or trying
+/// something else). In `yolo` mode it runs without asking, as with `ask: false`.
+///
+/// With `ask: false`: it runs without asking, the way 1.3.0 shows native reads: a
+/// `tool_call` titled `Running <tool>`, status `in_progress`, then a `tool_call_update`
+/// completed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NativeStep {
+    /// The native tool's name, e.g. `run_command` or `view_file`.
+    pub tool: String,
+    /// Its ACP `ToolKind` (default `execute`).
+    #[serde(default)]
+    pub kind: NativeKind,
+    /// Whether the server asks permission first (default true).
+    #[serde(default = "default_true")]
+    pub ask: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// An ACP `ToolKind`, as the `kind` of a native tool call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeKind {
+    /// `read`.
+    Read,
+    /// `edit`.
+    Edit,
+    /// `delete`.
+    Delete,
+    /// `move`.
+    Move,
+    /// `search`.
+    Search,
+    /// `execute` (the default).
+    #[default]
+    Execute,
+    /// `think`.
+    Think,
+    /// `fetch`.
+    Fetch,
+    /// `switch_mode`.
+    SwitchMode,
+    /// `other`.
+    Other,
+}
+
+impl NativeKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Edit => "edit",
+            Self::Delete => "delete",
+            Self::Move => "move",
+            Self::Search => "search",
+            Self::Execute => "execute",
+            Self::Think => "think",
+            Self::Fetch => "fetch",
+            Self::SwitchMode => "switch_mode",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// A native question (`question:`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionStep {
+    /// The question (the tool call's `title`).
+    pub title: String,
+    /// The answers offered, in order (at least one).
+    pub options: Vec<String>,
+}
+
+/// A permission request for another server's MCP tool (`foreign_call:`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForeignCallStep {
+    /// The other server's name (`_meta.mcp.server`).
+    pub server: String,
+    /// Its tool (`_meta.mcp.tool`).
+    pub tool: String,
+    /// The arguments shown in `rawInput.arguments` (default `{}`).
+    #[serde(default = "empty_object")]
+    pub args: Value,
 }
 
 /// A host tool call.

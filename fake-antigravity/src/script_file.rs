@@ -1,11 +1,12 @@
 //! Loading a [`Script`] from a file (YAML or JSON; serde-saphyr reads both) and checking
 //! what the type system cannot: the default model is in the catalogue, model ids are
-//! unique, call arguments are objects, matchers are not empty.
+//! unique, call arguments are objects, matchers are not empty, a `parallel` group and a
+//! question's answers are not empty.
 
 use std::path::{Path, PathBuf};
 
 use crate::catalogue::FREE_TIER_MODELS;
-use crate::script::{Script, Step};
+use crate::script::{CallStep, Script, Step};
 
 /// Why a script could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -121,15 +122,56 @@ pub fn check_script(script: &Script) -> Result<(), String> {
             return Err(format!("turns[{t}]: `prompt_contains` is empty"));
         }
         for (s, step) in turn.steps.iter().enumerate() {
-            if let Step::Call(call) = step {
-                if !call.args.is_object() {
-                    return Err(format!("turns[{t}].steps[{s}]: `call.args` must be a map"));
-                }
-                if call.tool.is_empty() {
-                    return Err(format!("turns[{t}].steps[{s}]: `call.tool` is empty"));
-                }
-            }
+            check_step(step).map_err(|message| format!("turns[{t}].steps[{s}]: {message}"))?;
         }
+    }
+    Ok(())
+}
+
+fn check_step(step: &Step) -> Result<(), String> {
+    match step {
+        Step::Call(call) => check_call("call", call),
+        Step::Parallel(calls) => {
+            if calls.is_empty() {
+                return Err("`parallel` names no call".into());
+            }
+            calls
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, call)| check_call(&format!("parallel[{i}]"), call))
+        }
+        Step::Native(native) if native.tool.is_empty() => Err("`native.tool` is empty".into()),
+        Step::Question(question) => {
+            if question.title.is_empty() {
+                return Err("`question.title` is empty".into());
+            }
+            if question.options.is_empty() {
+                return Err("`question.options` offers no answer".into());
+            }
+            if question.options.iter().any(String::is_empty) {
+                return Err("`question.options` has an empty answer".into());
+            }
+            Ok(())
+        }
+        Step::ForeignCall(foreign) => {
+            if foreign.server.is_empty() || foreign.tool.is_empty() {
+                return Err("`foreign_call` needs a `server` and a `tool`".into());
+            }
+            if !foreign.args.is_object() {
+                return Err("`foreign_call.args` must be a map".into());
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_call(what: &str, call: &CallStep) -> Result<(), String> {
+    if !call.args.is_object() {
+        return Err(format!("`{what}.args` must be a map"));
+    }
+    if call.tool.is_empty() {
+        return Err(format!("`{what}.tool` is empty"));
     }
     Ok(())
 }
@@ -154,6 +196,35 @@ mod tests {
         let text = r#"{"auth":"required","turns":[{"steps":[{"text":"hi"}],"stop":"refusal"}]}"#;
         let script = parse_script(text);
         assert!(script.is_ok(), "{script:?}");
+    }
+
+    #[test]
+    fn the_new_steps_parse_with_their_defaults_and_are_checked() {
+        let text = "turns:\n  - steps:\n      - parallel: [{tool: Echo, args: {text: a}}, {tool: Echo}]\n      - native: {tool: run_command}\n      - native: {tool: view_file, kind: read, ask: false}\n      - question: {title: Which?, options: [Verified, Needs review]}\n      - foreign_call: {server: other, tool: wipe}\n";
+        let script = parse_script(text).unwrap_or_default();
+        let steps = &script.turns[0].steps;
+        assert_eq!(steps.len(), 5, "{script:?}");
+        let Step::Native(native) = &steps[1] else {
+            panic!("{steps:?}")
+        };
+        assert_eq!((native.kind.as_str(), native.ask), ("execute", true));
+        assert_eq!(check_script(&script), Ok(()));
+
+        let bad = [
+            "turns:\n  - steps:\n      - parallel: []\n",
+            "turns:\n  - steps:\n      - parallel: [{tool: Echo, args: [1]}]\n",
+            "turns:\n  - steps:\n      - question: {title: Which?, options: []}\n",
+            "turns:\n  - steps:\n      - foreign_call: {server: \"\", tool: wipe}\n",
+            "turns:\n  - steps:\n      - native: {tool: \"\"}\n",
+        ];
+        for text in bad {
+            let script = parse_script(text).unwrap_or_default();
+            assert!(check_script(&script).is_err(), "{text}");
+        }
+        let unknown = "turns:\n  - steps:\n      - native: {tool: x, asks: false}\n";
+        assert!(parse_script(unknown).is_err());
+        let bad_kind = "turns:\n  - steps:\n      - native: {tool: x, kind: shell}\n";
+        assert!(parse_script(bad_kind).is_err());
     }
 
     #[test]

@@ -3,10 +3,14 @@
 //! `tools/list`), announce a pending `tool_call`, ask `session/request_permission` (unless
 //! the session is in `yolo` mode), then run the real `tools/call` and report `completed` or
 //! `failed`. A denied or cancelled permission fails the tool call and ends the turn.
+//! The three stages ([`announce`], [`permit`], [`execute`]) are public so that `parallel`
+//! can run them for several calls at once.
 
-use agent_client_protocol::{Error, UntypedMessage};
-use serde_json::{Value, json};
+use agent_client_protocol::Error;
+use serde_json::Value;
 
+use crate::mcp_client::ResolvedTool;
+use crate::permission_request::{PermissionReply, request_permission};
 use crate::prompt_turn::TurnContext;
 use crate::script::CallStep;
 use crate::session_updates::{
@@ -36,9 +40,42 @@ pub enum CallEnd {
     Cancelled,
 }
 
-enum PermissionAnswer {
+/// A host tool call resolved and announced (`tool_call`, pending), not yet asked about.
+#[derive(Debug, Clone)]
+pub struct AnnouncedCall {
+    /// The tool and its connection.
+    pub tool: ResolvedTool,
+    /// The ACP tool call id (32 hex).
+    pub tool_call_id: String,
+    /// `<server>_<tool>`.
+    pub title: String,
+    /// The pending tool call object, as carried in the permission request.
+    pub pending: Value,
+    /// The `tools/call` arguments.
+    pub args: Value,
+    /// Whether permission must be asked (not in `yolo` mode).
+    pub ask: bool,
+}
+
+/// What announcing a call came to.
+#[derive(Debug, Clone)]
+pub enum Announce {
+    /// Announced; ask and run it next.
+    Announced(Box<AnnouncedCall>),
+    /// It cannot run (journaled as an expectation failure): no server or no such tool.
+    NotRun(String),
+    /// `session/cancel` arrived (or the session is gone).
+    Cancelled,
+}
+
+/// What the permission answer for an announced call came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permit {
+    /// Selected `allow` (or not asked, in `yolo`): run it.
     Allowed,
+    /// Anything else: the tool call was marked `failed`; how it was answered.
     Rejected(String),
+    /// `session/cancel` arrived.
     Abandoned,
 }
 
@@ -48,12 +85,35 @@ pub async fn run_call(
     step: usize,
     call: &CallStep,
 ) -> Result<CallEnd, Error> {
+    let announced = match announce(ctx, step, call).await? {
+        Announce::Announced(announced) => announced,
+        Announce::NotRun(message) => return Ok(CallEnd::Ran(CallOutcome::NotRun(message))),
+        Announce::Cancelled => return Ok(CallEnd::Cancelled),
+    };
+    match permit(ctx, &announced).await? {
+        Permit::Allowed => {}
+        Permit::Abandoned => return Ok(CallEnd::Cancelled),
+        Permit::Rejected(answer) => return Ok(CallEnd::Denied(answer)),
+    }
+    Ok(match execute(ctx, &announced).await? {
+        Some(outcome) => CallEnd::Ran(outcome),
+        None => CallEnd::Cancelled,
+    })
+}
+
+/// Resolves `call.tool` on the session's `http` MCP servers and announces the pending
+/// `tool_call`. A missing server or tool is journaled as an expectation failure.
+pub async fn announce(
+    ctx: &TurnContext<'_>,
+    step: usize,
+    call: &CallStep,
+) -> Result<Announce, Error> {
     let agent = ctx.agent;
     let session = agent
         .sessions
         .with(ctx.session_id, |s| (s.mcp.clone(), s.config.mode.clone()));
     let Some((pool, mode)) = session else {
-        return Ok(CallEnd::Cancelled);
+        return Ok(Announce::Cancelled);
     };
     if pool.is_empty() {
         let message = format!(
@@ -61,11 +121,11 @@ pub async fn run_call(
             call.tool
         );
         agent.expectation_failed(ctx.turn, step, message.clone());
-        return Ok(CallEnd::Ran(CallOutcome::NotRun(message)));
+        return Ok(Announce::NotRun(message));
     }
     let resolved = tokio::select! {
         biased;
-        () = ctx.cancelled.cancelled() => return Ok(CallEnd::Cancelled),
+        () = ctx.cancelled.cancelled() => return Ok(Announce::Cancelled),
         resolved = pool.resolve(&call.tool) => resolved,
     };
     let tool = match resolved {
@@ -73,47 +133,65 @@ pub async fn run_call(
         Err(e) => {
             let message = format!("call `{}`: {e}", call.tool);
             agent.expectation_failed(ctx.turn, step, message.clone());
-            return Ok(CallEnd::Ran(CallOutcome::NotRun(message)));
+            return Ok(Announce::NotRun(message));
         }
     };
     let tool_call_id = uuid::Uuid::new_v4().simple().to_string();
     let title = format!("{}_{}", tool.server, tool.name);
     let pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    Ok(Announce::Announced(Box::new(AnnouncedCall {
+        tool,
+        tool_call_id,
+        title,
+        pending,
+        args: call.args.clone(),
+        ask: mode != "yolo",
+    })))
+}
 
-    if mode != "yolo" {
-        match ask_permission(ctx, &pending).await? {
-            PermissionAnswer::Allowed => {}
-            PermissionAnswer::Abandoned => return Ok(CallEnd::Cancelled),
-            PermissionAnswer::Rejected(answer) => {
-                send_update(
-                    ctx.cx,
-                    ctx.session_id,
-                    tool_call_finished(&tool_call_id, false, None),
-                )?;
-                agent.log.info(
-                    "tool_runner.py:141",
-                    &format!("permission for {title} answered {answer}; ending the turn"),
-                );
-                return Ok(CallEnd::Denied(answer));
-            }
-        }
+/// Asks permission for an announced call (unless in `yolo`); a rejection marks the tool
+/// call `failed`.
+pub async fn permit(ctx: &TurnContext<'_>, call: &AnnouncedCall) -> Result<Permit, Error> {
+    if !call.ask {
+        return Ok(Permit::Allowed);
     }
-
+    let reply = request_permission(ctx, &call.pending, permission_options()).await?;
+    let answer = match reply {
+        PermissionReply::Selected(option) if option == "allow" => return Ok(Permit::Allowed),
+        PermissionReply::Abandoned => return Ok(Permit::Abandoned),
+        other => other.describe(),
+    };
     send_update(
         ctx.cx,
         ctx.session_id,
-        tool_call_running(&tool_call_id, &title),
+        tool_call_finished(&call.tool_call_id, false, None),
     )?;
+    ctx.agent.log.info(
+        "tool_runner.py:141",
+        &format!("permission for {} answered {answer}", call.title),
+    );
+    Ok(Permit::Rejected(answer))
+}
+
+/// Runs an allowed call: `in_progress`, the real MCP `tools/call`, then `completed` or
+/// `failed`. `None` when `session/cancel` arrived first (the call is journaled as
+/// abandoned).
+pub async fn execute(
+    ctx: &TurnContext<'_>,
+    call: &AnnouncedCall,
+) -> Result<Option<CallOutcome>, Error> {
+    let id = &call.tool_call_id;
+    send_update(ctx.cx, ctx.session_id, tool_call_running(id, &call.title))?;
     let called = tokio::select! {
         biased;
         () = ctx.cancelled.cancelled() => {
-            tool.connection.abandoned_call();
-            return Ok(CallEnd::Cancelled);
+            call.tool.connection.abandoned_call();
+            return Ok(None);
         }
-        called = tool.connection.call(&tool.name, &call.args) => called,
+        called = call.tool.connection.call(&call.tool.name, &call.args) => called,
     };
-    let display = format!("Call {}", tool.name);
+    let display = format!("Call {}", call.tool.name);
     let outcome = match called {
         Ok(result) => CallOutcome::Result(result),
         Err(e) => CallOutcome::Errored(e.to_string()),
@@ -125,9 +203,9 @@ pub async fn run_call(
     send_update(
         ctx.cx,
         ctx.session_id,
-        tool_call_finished(&tool_call_id, completed, Some(&display)),
+        tool_call_finished(id, completed, Some(&display)),
     )?;
-    Ok(CallEnd::Ran(outcome))
+    Ok(Some(outcome))
 }
 
 /// A `CallToolResult`'s `isError` (absent counts as false).
@@ -151,54 +229,4 @@ pub fn result_text(result: &Value) -> String {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Sends `session/request_permission` and waits for the answer or for `session/cancel`.
-///
-/// The request is awaited by a task of its own, so a cancelled prompt simply stops
-/// listening: the fake sends no `$/cancel_request` (the client answers `cancelled` itself).
-async fn ask_permission(
-    ctx: &TurnContext<'_>,
-    tool_call: &Value,
-) -> Result<PermissionAnswer, Error> {
-    let params = json!({
-        "sessionId": ctx.session_id,
-        "toolCall": tool_call,
-        "options": permission_options()
-    });
-    let sent = ctx
-        .cx
-        .send_request(UntypedMessage::new("session/request_permission", params)?);
-    let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
-    ctx.cx.spawn(async move {
-        let _ = answer_tx.send(sent.block_task().await);
-        Ok(())
-    })?;
-    let answer = tokio::select! {
-        biased;
-        () = ctx.cancelled.cancelled() => return Ok(PermissionAnswer::Abandoned),
-        answer = answer_rx => answer,
-    };
-    if ctx.cancelled.is_cancelled() {
-        return Ok(PermissionAnswer::Abandoned);
-    }
-    Ok(match answer {
-        Ok(Ok(response)) => {
-            let outcome = &response["outcome"];
-            match (outcome["outcome"].as_str(), outcome["optionId"].as_str()) {
-                (Some("selected"), Some("allow")) => PermissionAnswer::Allowed,
-                (Some("selected"), Some(other)) => {
-                    PermissionAnswer::Rejected(format!("selected `{other}`"))
-                }
-                (Some("cancelled"), _) => PermissionAnswer::Rejected("cancelled".into()),
-                _ => PermissionAnswer::Rejected(format!("with an unreadable answer {response}")),
-            }
-        }
-        Ok(Err(e)) => PermissionAnswer::Rejected(format!(
-            "with JSON-RPC error {}: {}",
-            e.code.value(),
-            e.message
-        )),
-        Err(_) => PermissionAnswer::Rejected("nothing (the connection closed)".into()),
-    })
 }

@@ -1,6 +1,7 @@
 //! A tiny real MCP server (rmcp, stateless Streamable HTTP, JSON responses) on
 //! 127.0.0.1:0 with one tool, `echo_text` titled "Echo", that records the
-//! `Authorization` header of every `tools/call`.
+//! `Authorization` header of every `tools/call`. A gated server ([`TestMcpServer::start_gated`])
+//! answers no call before a given number of calls are in flight at once.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,26 @@ pub struct ReceivedCall {
 #[derive(Clone)]
 struct EchoServer {
     calls: Arc<Mutex<Vec<ReceivedCall>>>,
+    gate: Option<Gate>,
+}
+
+/// Holds every call until `wanted` calls have arrived (bounded by [`super::WAIT`]).
+#[derive(Clone)]
+struct Gate {
+    wanted: usize,
+    arrived: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Gate {
+    /// Counts this call in and waits for the others; false if they never came.
+    async fn pass(&self) -> bool {
+        self.arrived.send_modify(|n| *n += 1);
+        let mut arrived = self.arrived.subscribe();
+        let wanted = self.wanted;
+        tokio::time::timeout(super::WAIT, arrived.wait_for(|n| *n >= wanted))
+            .await
+            .is_ok_and(|seen| seen.is_ok())
+    }
 }
 
 impl ServerHandler for EchoServer {
@@ -67,6 +88,12 @@ impl ServerHandler for EchoServer {
             arguments,
             authorization,
         });
+        if let Some(gate) = &self.gate
+            && !gate.pass().await
+        {
+            let message = format!("only some of {} calls were ever in flight", gate.wanted);
+            return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+        }
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("echo: {text}"))]).into())
     }
 }
@@ -83,12 +110,29 @@ pub struct TestMcpServer {
 impl TestMcpServer {
     /// Binds 127.0.0.1:0 and serves.
     pub async fn start() -> Self {
+        Self::serve(None).await
+    }
+
+    /// Like [`Self::start`], but no call is answered before `wanted` calls have arrived and
+    /// are all in flight; if they do not within [`super::WAIT`], each waiting call gets an
+    /// `isError` result saying so.
+    pub async fn start_gated(wanted: usize) -> Self {
+        let (arrived, _) = tokio::sync::watch::channel(0);
+        Self::serve(Some(Gate {
+            wanted,
+            arrived: Arc::new(arrived),
+        }))
+        .await
+    }
+
+    async fn serve(gate: Option<Gate>) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let calls = Arc::new(Mutex::new(Vec::new()));
         let stop = CancellationToken::new();
         let handler = EchoServer {
             calls: calls.clone(),
+            gate,
         };
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)

@@ -130,6 +130,22 @@ impl FakeSession {
             .expect("answer in time")
     }
 
+    /// Sends `session/prompt` with one text block; the task ends with the raw answer.
+    pub fn start_prompt(
+        &self,
+        session_id: &str,
+        text: &str,
+    ) -> JoinHandle<Result<Value, agent_client_protocol::Error>> {
+        let params = serde_json::json!({
+            "sessionId": session_id,
+            "prompt": [{"type": "text", "text": text}]
+        });
+        let sent = self
+            .cx
+            .send_request(UntypedMessage::new("session/prompt", params).expect("params"));
+        tokio::spawn(sent.block_task())
+    }
+
     /// The next notification (bounded wait).
     pub async fn next_notification(&mut self) -> (String, Value) {
         tokio::time::timeout(WAIT, self.notifications.recv())
@@ -202,4 +218,15 @@ pub fn script_args(script: &Path, journal: &Path) -> Vec<String> {
         "--journal".into(),
         journal.display().to_string(),
     ]
+}
+
+/// The answer of a prompt started with [`FakeSession::start_prompt`] (bounded wait).
+pub async fn prompt_answer(
+    prompt: JoinHandle<Result<Value, agent_client_protocol::Error>>,
+) -> Value {
+    tokio::time::timeout(WAIT, prompt)
+        .await
+        .expect("prompt answered in time")
+        .expect("prompt task")
+        .expect("prompt succeeded")
 }
