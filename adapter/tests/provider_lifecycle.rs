@@ -237,3 +237,68 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
         "a server was started for a request that could not be served"
     );
 }
+
+/// A "server" that holds the write end of `fifo` open for as long as it lives.
+fn fifo_holding_server(fifo: &Path) -> ServerCommand {
+    ServerCommand {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "exec 3>\"$FIFO\"; trap '' TERM; exec sleep 300".into(),
+        ],
+        env: vec![("FIFO".into(), fifo.display().to_string())],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_early_return_ends_the_server_before_disposal() {
+    use std::io::Read;
+    let scratch = tempfile::tempdir().unwrap();
+    let fifo = scratch.path().join("alive");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut config = config(fifo_holding_server(&fifo), scratch.path());
+    config.scratch_root = Some(scratch.path().join("turns"));
+    std::fs::create_dir(scratch.path().join("turns")).unwrap();
+    let provider = AntigravityProvider::new(config);
+    let stream = provider.generate(hello());
+    // Opening the read end returns once the server holds the write end: it is running.
+    let reader = {
+        let fifo = fifo.clone();
+        tokio::time::timeout(
+            BOUND,
+            tokio::task::spawn_blocking(move || std::fs::File::open(fifo)),
+        )
+        .await
+        .expect("the server never started")
+        .unwrap()
+        .unwrap()
+    };
+    // DSH returns early: it drops the stream without aborting.
+    drop(stream);
+    // End-of-file means every holder of the write end, the server included, is gone,
+    // and this happens before (and without) disposal.
+    let eof = tokio::time::timeout(
+        BOUND,
+        tokio::task::spawn_blocking(move || {
+            let mut reader = reader;
+            let mut sink = Vec::new();
+            reader.read_to_end(&mut sink).map(|_| ())
+        }),
+    )
+    .await;
+    assert!(
+        matches!(eof, Ok(Ok(Ok(())))),
+        "the server outlived DSH's early return"
+    );
+    provider.dispose().await;
+    assert!(
+        empty_dir(&scratch.path().join("turns")),
+        "scratch directory left behind"
+    );
+}

@@ -18,6 +18,7 @@
 
 pub mod agent_loop;
 pub mod artifacts;
+pub mod bench;
 pub mod claims;
 pub mod discover;
 pub mod expect;

@@ -40,6 +40,19 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 60)]
         timeout: u64,
     },
+    /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
+    /// one prompt, streaming throughput. Use a release build for meaningful figures.
+    Bench {
+        /// Text turns to time (each its own server process).
+        #[arg(long, default_value_t = 30)]
+        turns: usize,
+        /// Sequential tool rounds inside one prompt.
+        #[arg(long, default_value_t = 300)]
+        rounds: usize,
+        /// Text chunks streamed in one turn.
+        #[arg(long, default_value_t = 20_000)]
+        chunks: usize,
+    },
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -52,6 +65,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Bench {
+            turns,
+            rounds,
+            chunks,
+        } => {
+            init_logging();
+            let settings = dsh_sim::bench::BenchSettings {
+                turns,
+                rounds,
+                chunks,
+            };
+            match bench(settings) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Run {
             paths,
             server,
@@ -86,6 +118,40 @@ fn init_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+}
+
+fn bench(settings: dsh_sim::bench::BenchSettings) -> anyhow::Result<()> {
+    let program = std::env::current_exe().context("cannot find the dsh-sim binary itself")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    let report = runtime.block_on(dsh_sim::bench::run_bench(&program, settings))?;
+    println!(
+        "{:<52} {:>6} {:>10} {:>10} {:>10}",
+        "benchmark", "n", "p50", "p99", "max"
+    );
+    for sample in &report.samples {
+        println!(
+            "{:<52} {:>6} {:>10.3?} {:>10.3?} {:>10.3?}",
+            sample.name,
+            sample.durations.len(),
+            sample.quantile(0.5),
+            sample.quantile(0.99),
+            sample.quantile(1.0),
+        );
+    }
+    println!(
+        "streaming throughput: {:.0} parts/s ({} server chunks)",
+        report.parts_per_second, report.chunks
+    );
+    if let Some(kib) = report.peak_rss_kib {
+        println!(
+            "peak RSS of the DSH+adapter process: {:.1} MiB",
+            kib as f64 / 1024.0
+        );
+    }
+    Ok(())
 }
 
 /// The `run` subcommand's options.
