@@ -27,13 +27,25 @@ fn silent_server(pidfile: &Path) -> ServerCommand {
     }
 }
 
+/// A config whose turns make their scratch directories in `<scratch>/turns` (see
+/// [`turns_left`]), apart from files the test keeps in `scratch` itself.
 fn config(server: ServerCommand, scratch: &Path) -> AdapterConfig {
+    let turns = scratch.join("turns");
+    std::fs::create_dir_all(&turns).unwrap();
     AdapterConfig {
         server,
-        scratch_root: Some(scratch.to_path_buf()),
+        scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
         ..AdapterConfig::default()
     }
+}
+
+/// Whether any turn left its scratch directory behind.
+fn turns_left(scratch: &Path) -> bool {
+    std::fs::read_dir(scratch.join("turns"))
+        .unwrap()
+        .next()
+        .is_some()
 }
 
 fn hello() -> GenerateRequest {
@@ -68,10 +80,6 @@ fn recorded_pid(pidfile: &Path) -> i32 {
         .unwrap()
 }
 
-fn empty_dir(path: &Path) -> bool {
-    std::fs::read_dir(path).unwrap().next().is_none()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_cannot_start_is_unavailable() {
     let scratch = tempfile::tempdir().unwrap();
@@ -88,7 +96,7 @@ async fn a_server_that_cannot_start_is_unavailable() {
         LlmErrorCode::ServerUnavailable
     );
     provider.dispose().await;
-    assert!(empty_dir(scratch.path()), "scratch directory left behind");
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -96,8 +104,6 @@ async fn a_silent_server_times_out_and_its_group_is_killed() {
     let scratch = tempfile::tempdir().unwrap();
     let pidfile = scratch.path().join("pid");
     let mut config = config(silent_server(&pidfile), scratch.path());
-    config.scratch_root = Some(scratch.path().join("turns"));
-    std::fs::create_dir(scratch.path().join("turns")).unwrap();
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
     let items = collect(provider.generate(hello())).await;
@@ -110,20 +116,14 @@ async fn a_silent_server_times_out_and_its_group_is_killed() {
         !is_alive(recorded_pid(&pidfile)),
         "the server outlived its turn"
     );
-    assert!(
-        empty_dir(&scratch.path().join("turns")),
-        "scratch directory left behind"
-    );
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_abort_finishes_cancelled_and_ends_the_server() {
     let scratch = tempfile::tempdir().unwrap();
     let pidfile = scratch.path().join("pid");
-    let mut config = config(silent_server(&pidfile), scratch.path());
-    config.scratch_root = Some(scratch.path().join("turns"));
-    std::fs::create_dir(scratch.path().join("turns")).unwrap();
-    let provider = AntigravityProvider::new(config);
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path()));
     let request = hello();
     let abort = request.abort.clone();
     let stream = provider.generate(request);
@@ -142,10 +142,7 @@ async fn an_abort_finishes_cancelled_and_ends_the_server() {
             "the server outlived the abort"
         );
     }
-    assert!(
-        empty_dir(&scratch.path().join("turns")),
-        "scratch directory left behind"
-    );
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -153,8 +150,6 @@ async fn disposal_ends_running_turns_and_refuses_new_ones() {
     let scratch = tempfile::tempdir().unwrap();
     let pidfile = scratch.path().join("pid");
     let mut config = config(silent_server(&pidfile), scratch.path());
-    config.scratch_root = Some(scratch.path().join("turns"));
-    std::fs::create_dir(scratch.path().join("turns")).unwrap();
     config.max_active_turns = 1;
     let provider = AntigravityProvider::new(config);
     let first = provider.generate(hello());
@@ -175,10 +170,7 @@ async fn disposal_ends_running_turns_and_refuses_new_ones() {
             "the server outlived disposal"
         );
     }
-    assert!(
-        empty_dir(&scratch.path().join("turns")),
-        "scratch directory left behind"
-    );
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -262,10 +254,7 @@ async fn an_early_return_ends_the_server_before_disposal() {
             .unwrap()
             .success()
     );
-    let mut config = config(fifo_holding_server(&fifo), scratch.path());
-    config.scratch_root = Some(scratch.path().join("turns"));
-    std::fs::create_dir(scratch.path().join("turns")).unwrap();
-    let provider = AntigravityProvider::new(config);
+    let provider = AntigravityProvider::new(config(fifo_holding_server(&fifo), scratch.path()));
     let stream = provider.generate(hello());
     // Opening the read end returns once the server holds the write end: it is running.
     let reader = {
@@ -297,8 +286,5 @@ async fn an_early_return_ends_the_server_before_disposal() {
         "the server outlived DSH's early return"
     );
     provider.dispose().await;
-    assert!(
-        empty_dir(&scratch.path().join("turns")),
-        "scratch directory left behind"
-    );
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }

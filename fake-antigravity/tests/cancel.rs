@@ -9,7 +9,7 @@ use agent_client_protocol::UntypedMessage;
 use fake_antigravity::JournalEntry;
 use serde_json::json;
 use support::mcp_server::TestMcpServer;
-use support::{WAIT, script_args, start_fake, write_script};
+use support::{ScriptedSession, WAIT, script_args, scripted_session, start_fake, write_script};
 
 const SCRIPT: &str = r#"
 turns:
@@ -77,11 +77,12 @@ async fn cancel_while_permission_is_pending_answers_cancelled() {
 
 #[tokio::test]
 async fn cancel_during_wait_for_cancel_and_unmatched_prompts() {
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(json!([])).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, json!([])).await;
 
     let prompt = fake.cx.send_request(
         UntypedMessage::new(

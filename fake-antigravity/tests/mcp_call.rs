@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotific
 use fake_antigravity::JournalEntry;
 use serde_json::{Value, json};
 use support::mcp_server::TestMcpServer;
-use support::{WAIT, script_args, start_fake, write_script};
+use support::{ScriptedSession, WAIT, scripted_session};
 
 const SCRIPT: &str = r#"
 turns:
@@ -39,11 +39,12 @@ fn bridge(url: &str) -> Value {
 #[tokio::test]
 async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
 
     let prompt = fake.cx.send_request(
         UntypedMessage::new(
@@ -197,11 +198,12 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
 #[tokio::test]
 async fn denied_permission_fails_the_call_and_ends_the_turn() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
 
     let prompt = fake.cx.send_request(
         UntypedMessage::new(
@@ -260,11 +262,12 @@ async fn denied_permission_fails_the_call_and_ends_the_turn() {
 #[tokio::test]
 async fn an_unknown_tool_is_journaled_and_the_turn_goes_on() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
 
     let answer = fake
         .request(
@@ -301,10 +304,12 @@ async fn an_unknown_tool_is_journaled_and_the_turn_goes_on() {
 #[tokio::test]
 async fn yolo_mode_is_not_asked_for_permission() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &dir.path().join("journal")), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        mut fake,
+        session_id,
+        ..
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
     fake.request(
         "session/set_mode",
         json!({"sessionId": session_id, "modeId": "yolo"}),

@@ -10,7 +10,9 @@ use agent_client_protocol::UntypedMessage;
 use fake_antigravity::JournalEntry;
 use serde_json::{Value, json};
 use support::mcp_server::TestMcpServer;
-use support::{prompt_answer, script_args, start_fake, write_script};
+use support::{
+    ScriptedSession, prompt_answer, script_args, scripted_session, start_fake, write_script,
+};
 
 const SCRIPT: &str = r#"
 turns:
@@ -44,11 +46,12 @@ fn failures(entries: &[JournalEntry]) -> Vec<(usize, String)> {
 #[tokio::test]
 async fn parallel_calls_are_asked_together_and_all_in_flight_before_any_answer() {
     let server = TestMcpServer::start_gated(2).await;
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
     let prompt = fake.start_prompt(&session_id, "please echo twice");
 
     let mut ids = Vec::new();
@@ -178,11 +181,12 @@ turns:
 #[tokio::test]
 async fn a_denied_call_fails_alone_and_the_turn_ends_after_the_group() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let journal_dir = dir.path().join("journal");
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        mut fake,
+        session_id,
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
     let prompt = fake.start_prompt(&session_id, "echo twice");
     let first = fake.next_update().await["toolCallId"].clone();
     let second = fake.next_update().await["toolCallId"].clone();
@@ -237,10 +241,12 @@ async fn a_denied_call_fails_alone_and_the_turn_ends_after_the_group() {
 #[tokio::test]
 async fn cancel_while_the_group_is_asked_answers_cancelled() {
     let server = TestMcpServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let script = write_script(dir.path(), SCRIPT);
-    let mut fake = start_fake(&script_args(&script, &dir.path().join("journal")), &[]).await;
-    let session_id = fake.new_session(bridge(&server.url)).await;
+    let ScriptedSession {
+        dir: _dir,
+        mut fake,
+        session_id,
+        ..
+    } = scripted_session(SCRIPT, bridge(&server.url)).await;
     let prompt = fake.start_prompt(&session_id, "echo twice");
     let first = fake.next_request().await;
     let second = fake.next_request().await;

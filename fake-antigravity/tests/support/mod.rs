@@ -230,3 +230,31 @@ pub async fn prompt_answer(
         .expect("prompt task")
         .expect("prompt succeeded")
 }
+
+/// A fake running a script with a journal, and one open session.
+pub struct ScriptedSession {
+    /// Holds the script and the journal; removed on drop.
+    pub dir: tempfile::TempDir,
+    /// Where the fake journals.
+    pub journal_dir: PathBuf,
+    /// The running fake.
+    pub fake: FakeSession,
+    /// The session `session/new` opened.
+    pub session_id: String,
+}
+
+/// Starts the fake on `script` (YAML) with a journal and opens a session given
+/// `mcp_servers`.
+pub async fn scripted_session(script: &str, mcp_servers: Value) -> ScriptedSession {
+    let dir = tempfile::tempdir().unwrap();
+    let journal_dir = dir.path().join("journal");
+    let script = write_script(dir.path(), script);
+    let mut fake = start_fake(&script_args(&script, &journal_dir), &[]).await;
+    let session_id = fake.new_session(mcp_servers).await;
+    ScriptedSession {
+        dir,
+        journal_dir,
+        fake,
+        session_id,
+    }
+}
