@@ -1,6 +1,8 @@
 //! House rules as a test, over every Rust source file of the workspace: no file over 800
 //! lines, a `//!` doc at the top of every module, and no `unwrap`/`expect` in the
-//! adapter's library code outside its test modules.
+//! adapter's library code outside its test modules. Also two design rules checked on the
+//! adapter's source: it writes no file of its own (only private scratch directories) and
+//! it starts no process but the server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -76,11 +78,12 @@ fn every_module_opens_with_a_doc_comment() {
     );
 }
 
-#[test]
-fn adapter_library_code_has_no_unwrap_or_expect() {
+/// Every line of the adapter's library code (test modules left out), with its place.
+fn adapter_library_lines() -> Vec<(String, String)> {
+    let root = workspace_root().join("adapter/src");
     let mut files = Vec::new();
-    rust_files(&workspace_root().join("adapter/src"), &mut files);
-    let mut offenders = Vec::new();
+    rust_files(&root, &mut files);
+    let mut lines = Vec::new();
     for path in files {
         if path.file_name().is_some_and(|n| n == "tests.rs") {
             continue;
@@ -88,11 +91,79 @@ fn adapter_library_code_has_no_unwrap_or_expect() {
         let text = std::fs::read_to_string(&path).unwrap();
         // Everything from the first test module on is test code.
         let library = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let relative = path.strip_prefix(&root).unwrap().display().to_string();
         for (number, line) in library.lines().enumerate() {
-            if line.contains(".unwrap()") || line.contains(".expect(") {
-                offenders.push(format!("{}:{}", path.display(), number + 1));
-            }
+            lines.push((format!("{relative}:{}", number + 1), line.to_owned()));
         }
     }
+    lines
+}
+
+/// The places whose line contains any of `needles`, outside the files allowed to.
+fn offending(needles: &[&str], allowed_files: &[&str]) -> Vec<String> {
+    adapter_library_lines()
+        .into_iter()
+        .filter(|(place, line)| {
+            !allowed_files
+                .iter()
+                .any(|f| place.starts_with(&format!("{f}:")))
+                && !line.trim_start().starts_with("//")
+                && needles.iter().any(|n| line.contains(n))
+        })
+        .map(|(place, line)| format!("{place}: {}", line.trim()))
+        .collect()
+}
+
+#[test]
+fn adapter_library_code_has_no_unwrap_or_expect() {
+    let offenders = offending(&[".unwrap()", ".expect("], &[]);
     assert!(offenders.is_empty(), "use errors instead: {offenders:#?}");
+}
+
+/// C04, C31: no credential, history or session store of the adapter's own. The only
+/// thing it creates on disk is the private scratch directory of a turn.
+#[test]
+fn adapter_writes_no_files_of_its_own() {
+    let needles = [
+        "std::fs",
+        "tokio::fs",
+        "File::create",
+        "OpenOptions",
+        "create_dir",
+        "tempfile::",
+        "rename(",
+    ];
+    let offenders = offending(&needles, &["server/scratch.rs"]);
+    assert!(
+        offenders.is_empty(),
+        "the adapter must not persist anything: {offenders:#?}"
+    );
+}
+
+/// C15: the adapter executes no filesystem, command or extension tool: the only process
+/// it starts is the configured server.
+#[test]
+fn adapter_starts_no_process_but_the_server() {
+    let offenders = offending(
+        &[
+            "Command::new",
+            "std::process::Command",
+            "tokio::process::Command",
+        ],
+        &[],
+    );
+    let allowed: Vec<_> = offenders
+        .iter()
+        .filter(|o| !o.starts_with("server/process.rs:"))
+        .collect();
+    assert!(
+        allowed.is_empty(),
+        "only ManagedProcess may start a process: {allowed:#?}"
+    );
+    assert!(
+        offenders
+            .iter()
+            .any(|o| o.starts_with("server/process.rs:")),
+        "the check no longer sees where the server is spawned"
+    );
 }

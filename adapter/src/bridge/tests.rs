@@ -22,13 +22,18 @@ struct Running {
 }
 
 async fn running() -> Running {
+    running_with_queue(8).await
+}
+
+/// A bridge whose parked calls queue up to `queue` deep before the handler waits.
+async fn running_with_queue(queue: usize) -> Running {
     let catalog = ToolCatalog::build(&[ToolDefinition {
         name: "read.file".into(),
         description: "Reads a file".into(),
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 2}}, "required": ["path"], "additionalProperties": false}),
     }])
     .unwrap();
-    let (calls_tx, calls) = mpsc::channel(8);
+    let (calls_tx, calls) = mpsc::channel(queue);
     let bridge = Bridge::start(Arc::new(catalog), calls_tx, &CancellationToken::new())
         .await
         .unwrap();
@@ -220,4 +225,67 @@ async fn closing_settles_parked_calls_and_releases_the_port() {
         after.is_err_and(|e| e.is_connect()),
         "the port still answers after close"
     );
+}
+
+#[tokio::test]
+async fn a_turn_parks_at_most_64_calls_at_once() {
+    let mut bridge = running_with_queue(MAX_PENDING_CALLS).await;
+    let name = catalog::mcp_name("read.file");
+    let mut requests = Vec::new();
+    for id in 0..MAX_PENDING_CALLS as u64 {
+        let request = bridge
+            .post()
+            .header("authorization", &bridge.authorization)
+            .body(call(id, &name, json!({"path": "notes.md"})).to_string());
+        requests.push(tokio::spawn(async move {
+            request.send().await.unwrap().text().await.unwrap()
+        }));
+    }
+    let mut parked = Vec::new();
+    for _ in 0..MAX_PENDING_CALLS {
+        parked.push(
+            tokio::time::timeout(BOUND, bridge.calls.recv())
+                .await
+                .unwrap()
+                .unwrap(),
+        );
+    }
+    let refused = bridge
+        .rpc(call(999, &name, json!({"path": "notes.md"})))
+        .await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("at most 64"), "{text}");
+    assert!(
+        bridge.calls.try_recv().is_err(),
+        "the 65th call reached DSH"
+    );
+    // Answering one frees its slot.
+    assert!(parked.pop().unwrap().resolve(ToolReply {
+        text: "done".into(),
+        is_error: false
+    }));
+    let freed = tokio::spawn({
+        let request = bridge
+            .post()
+            .header("authorization", &bridge.authorization)
+            .body(call(1000, &name, json!({"path": "notes.md"})).to_string());
+        async move { request.send().await.unwrap().text().await.unwrap() }
+    });
+    let admitted = tokio::time::timeout(BOUND, bridge.calls.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    admitted.resolve(ToolReply {
+        text: "late".into(),
+        is_error: false,
+    });
+    let answer: Value =
+        serde_json::from_str(&tokio::time::timeout(BOUND, freed).await.unwrap().unwrap()).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "late");
+    drop(parked);
+    bridge.bridge.close().await;
+    for request in requests {
+        tokio::time::timeout(BOUND, request).await.unwrap().unwrap();
+    }
 }
