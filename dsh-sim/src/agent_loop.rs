@@ -13,9 +13,10 @@ use antigravity_acp::contract::{
     AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmAdapter, LlmError, Message,
     PartStream, Purpose, SamplingOptions, StreamPart, ToolCallPart, ToolResult, UserPart,
 };
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::host_tools::{HostTool, handle_call};
+use crate::host_tools::{Handled, HostTool, ToolBehaviour, handle_call};
 use crate::scenario::AbortPoint;
 use crate::stream_check::{Progress, StreamValidator, describe};
 use crate::transcript::{GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript};
@@ -58,6 +59,57 @@ pub struct AgentLoop {
     seen_call_ids: BTreeSet<String>,
     chat_abort: CancellationToken,
     run_abort: CancellationToken,
+}
+
+impl AgentLoop {
+    /// Runs a subagent: a nested chat through the same adapter, with the chat's tools but
+    /// no subagents, while this chat's tool call stays parked. Returns its final answer
+    /// (or why it failed) and whether it failed. Its tool executions count for the chat.
+    async fn run_subagent(&self, task: &str, transcript: &mut Transcript) -> (String, bool) {
+        let setup = ChatSetup {
+            model: self.setup.model.clone(),
+            system: self.setup.system.clone(),
+            tools: self
+                .setup
+                .tools
+                .iter()
+                .filter(|t| !matches!(t.behaviour, ToolBehaviour::Subagent(_)))
+                .cloned()
+                .collect(),
+        };
+        let mut nested = AgentLoop::new(self.adapter.clone(), setup, self.limits);
+        let mut nested_transcript = Transcript::default();
+        let outcome = Box::pin(nested.run_user_message(task, &mut nested_transcript)).await;
+        for (tool, count) in nested_transcript.executions {
+            *transcript.executions.entry(tool).or_insert(0) += count;
+        }
+        match outcome {
+            RunOutcome::Finished {
+                reason: FinishReason::Stop,
+            } => (final_answer(nested.history()), false),
+            other => (format!("the subagent did not finish: {other:?}"), true),
+        }
+    }
+}
+
+/// The text of the last assistant message.
+fn final_answer(history: &[Message]) -> String {
+    history
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            Message::Assistant(parts) => Some(
+                parts
+                    .iter()
+                    .filter_map(|part| match part {
+                        AssistantPart::Text(text) => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<String>(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The output DSH records for a tool call it never ran because the run was aborted.
@@ -305,7 +357,21 @@ impl AgentLoop {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;
             }
-            let handled = handle_call(tool, call);
+            let handled = match (&tool.permission, &tool.behaviour) {
+                (crate::scenario::Permission::Allow, ToolBehaviour::Subagent(task)) => {
+                    let (output, is_error) = self.run_subagent(task, transcript).await;
+                    Handled {
+                        result: ToolResult {
+                            call_id: call.call_id.clone(),
+                            tool_name: call.tool_name.clone(),
+                            output: Value::String(output),
+                            is_error,
+                        },
+                        executed: true,
+                    }
+                }
+                _ => handle_call(tool, call),
+            };
             if handled.executed {
                 *transcript
                     .executions

@@ -18,6 +18,9 @@ pub enum ToolBehaviour {
     Output(Value),
     /// It runs but fails with this text.
     Fails(String),
+    /// It runs a subagent: a nested chat with this user message (see
+    /// `AgentLoop`, which runs it).
+    Subagent(String),
 }
 
 /// A tool as DSH holds it.
@@ -36,10 +39,11 @@ pub struct HostTool {
 impl HostTool {
     /// The tool a scenario's `dsh.tools` entry describes.
     pub fn from_spec(spec: &ToolSpec) -> Self {
-        let behaviour = match (&spec.error, &spec.result) {
-            (Some(error), _) => ToolBehaviour::Fails(error.clone()),
-            (None, Some(result)) => ToolBehaviour::Output(result.clone()),
-            (None, None) => ToolBehaviour::Output(Value::String("ok".to_owned())),
+        let behaviour = match (&spec.error, &spec.subagent, &spec.result) {
+            (Some(error), _, _) => ToolBehaviour::Fails(error.clone()),
+            (None, Some(task), _) => ToolBehaviour::Subagent(task.clone()),
+            (None, None, Some(result)) => ToolBehaviour::Output(result.clone()),
+            (None, None, None) => ToolBehaviour::Output(Value::String("ok".to_owned())),
         };
         Self {
             definition: ToolDefinition {
@@ -71,6 +75,12 @@ pub fn handle_call(tool: &HostTool, call: &ToolCallPart) -> Handled {
         (Permission::Allow, ToolBehaviour::Fails(error)) => {
             (Value::String(error.clone()), true, true)
         }
+        // The agent loop runs subagents itself; here there is no adapter to run one on.
+        (Permission::Allow, ToolBehaviour::Subagent(_)) => (
+            Value::String("a subagent can only run inside the agent loop".to_owned()),
+            true,
+            false,
+        ),
     };
     Handled {
         result: ToolResult {

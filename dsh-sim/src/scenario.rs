@@ -124,6 +124,11 @@ pub struct ToolSpec {
     /// How long an allowed execution takes, in milliseconds (a slow tool; default 0).
     #[serde(default)]
     pub delay_ms: u64,
+    /// Instead of `result`: running the tool starts a subagent, a nested chat through the
+    /// same adapter with this user message and the chat's other tools, while the parent's
+    /// call stays parked. The subagent's final answer is the tool's output.
+    #[serde(default)]
+    pub subagent: Option<String>,
 }
 
 fn any_object_schema() -> Value {
