@@ -32,3 +32,7 @@ mod turn;
 pub use config::{AdapterConfig, ServerCommand};
 pub use provider::AntigravityProvider;
 pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};
+
+/// What unit tests return, so they use `?` instead of `unwrap`.
+#[cfg(test)]
+pub(crate) type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;

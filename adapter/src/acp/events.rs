@@ -113,7 +113,6 @@ fn text_event(kind: BlockKind, content: ContentBlock) -> Option<ServerEvent> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use serde_json::json;
 
     use super::*;
@@ -125,54 +124,56 @@ mod tests {
         }
     }
 
-    fn update(value: serde_json::Value) -> SessionUpdate {
-        serde_json::from_value(value).unwrap()
+    fn update(value: serde_json::Value) -> Result<SessionUpdate, serde_json::Error> {
+        serde_json::from_value(value)
     }
 
     #[test]
-    fn bridge_tool_updates_are_tracked_not_executed() {
+    fn bridge_tool_updates_are_tracked_not_executed() -> crate::TestResult {
         let mut tracker = UpdateTracker::new(Some(bridge()));
         let announced = update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1",
             "title": "dsh_echo_0123456789ab", "kind": "other", "status": "pending",
             "rawInput": {"arguments": {}},
-            "_meta": {"mcp": {"tool": "echo_0123456789ab", "server": "dsh"}, "is_mcp_tool_call": true}}));
+            "_meta": {"mcp": {"tool": "echo_0123456789ab", "server": "dsh"}, "is_mcp_tool_call": true}}))?;
         assert!(tracker.map(announced.clone()).is_none());
         // 1.3.0 re-sends the pending tool_call verbatim; still nothing to do.
         assert!(tracker.map(announced).is_none());
         let running = update(
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "in_progress"}),
-        );
+        )?;
         assert!(tracker.map(running).is_none());
         let done = update(
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
-        );
+        )?;
         assert!(tracker.map(done).is_none());
+        Ok(())
     }
 
     #[test]
-    fn a_running_native_tool_is_reported() {
+    fn a_running_native_tool_is_reported() -> crate::TestResult {
         let mut tracker = UpdateTracker::new(Some(bridge()));
         let native = update(json!({"sessionUpdate": "tool_call", "toolCallId": "n1",
-            "title": "Running view_file", "kind": "read", "status": "in_progress"}));
+            "title": "Running view_file", "kind": "read", "status": "in_progress"}))?;
         assert!(matches!(
             tracker.map(native),
             Some(ServerEvent::NativeAction)
         ));
         let pending = update(json!({"sessionUpdate": "tool_call", "toolCallId": "n2",
-            "title": "Run run_command?", "kind": "execute", "status": "pending"}));
+            "title": "Run run_command?", "kind": "execute", "status": "pending"}))?;
         assert!(tracker.map(pending).is_none());
         let refused = update(
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "n2", "status": "failed"}),
-        );
+        )?;
         assert!(tracker.map(refused).is_none());
+        Ok(())
     }
 
     #[test]
-    fn chunks_become_deltas_of_their_kind() {
+    fn chunks_become_deltas_of_their_kind() -> crate::TestResult {
         let mut tracker = UpdateTracker::new(None);
         let thought = update(
             json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hm"}}),
-        );
+        )?;
         assert!(matches!(
             tracker.map(thought),
             Some(ServerEvent::Chunk {
@@ -180,7 +181,7 @@ mod tests {
                 ..
             })
         ));
-        let usage = update(json!({"sessionUpdate": "usage_update", "used": 10, "size": 100}));
+        let usage = update(json!({"sessionUpdate": "usage_update", "used": 10, "size": 100}))?;
         assert!(matches!(
             tracker.map(usage),
             Some(ServerEvent::Usage {
@@ -188,5 +189,6 @@ mod tests {
                 size: 100
             })
         ));
+        Ok(())
     }
 }

@@ -197,7 +197,6 @@ impl jsonschema::Retrieve for RefuseRemoteReferences {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use rstest::rstest;
     use serde_json::json;
 
@@ -216,25 +215,28 @@ mod tests {
     }
 
     #[test]
-    fn names_that_normalise_alike_stay_distinct() {
+    fn names_that_normalise_alike_stay_distinct() -> crate::TestResult {
         let catalog =
-            ToolCatalog::build(&[tool("read.file", object()), tool("read_file", object())])
-                .unwrap();
+            ToolCatalog::build(&[tool("read.file", object()), tool("read_file", object())])?;
         let names: Vec<_> = catalog.tools().map(|t| t.mcp_name.clone()).collect();
         assert_ne!(names[0], names[1]);
         assert!(names.iter().all(|n| n.starts_with("read_file_")));
         let mcp = catalog.mcp_tools();
         assert_eq!(mcp[0].title.as_deref(), Some("read.file"));
+        Ok(())
     }
 
     #[test]
-    fn arguments_are_checked_with_every_constraint() {
-        let catalog = ToolCatalog::build(&[tool("read_file", object())]).unwrap();
-        let exported = catalog.get(&mcp_name("read_file")).unwrap();
+    fn arguments_are_checked_with_every_constraint() -> crate::TestResult {
+        let catalog = ToolCatalog::build(&[tool("read_file", object())])?;
+        let exported = catalog
+            .get(&mcp_name("read_file"))
+            .ok_or("the tool is not exported")?;
         assert!(exported.validate(&json!({"path": "ok"})).is_ok());
         let error = exported.validate(&json!({"path": "x"})).unwrap_err();
         assert!(error.contains("/path"), "{error}");
         assert!(exported.validate(&json!({})).is_err());
+        Ok(())
     }
 
     #[rstest]

@@ -1,15 +1,17 @@
 //! The bridge over real loopback HTTP: refusals with their statuses, the body limit, and
 //! an MCP round trip whose call is parked until the turn answers it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::McpServer;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::TestResult;
 use crate::contract::ToolDefinition;
+
+/// The error type of these tests' fallible steps.
+type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 const BOUND: Duration = Duration::from_secs(10);
 
@@ -21,36 +23,33 @@ struct Running {
     client: reqwest::Client,
 }
 
-async fn running() -> Running {
+async fn running() -> Result<Running, Failure> {
     running_with_queue(8).await
 }
 
 /// A bridge whose parked calls queue up to `queue` deep before the handler waits.
-async fn running_with_queue(queue: usize) -> Running {
+async fn running_with_queue(queue: usize) -> Result<Running, Failure> {
     let catalog = ToolCatalog::build(&[ToolDefinition {
         name: "read.file".into(),
         description: "Reads a file".into(),
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 2}}, "required": ["path"], "additionalProperties": false}),
-    }])
-    .unwrap();
+    }])?;
     let (calls_tx, calls) = mpsc::channel(queue);
-    let bridge = Bridge::start(Arc::new(catalog), calls_tx, &CancellationToken::new())
-        .await
-        .unwrap();
+    let bridge = Bridge::start(Arc::new(catalog), calls_tx, &CancellationToken::new()).await?;
     let McpServer::Http(http) = bridge.descriptor() else {
-        panic!("not an http descriptor")
+        return Err("not an http descriptor".into());
     };
     assert_eq!(http.name, BRIDGE_SERVER_NAME);
     assert!(http.url.starts_with("http://127.0.0.1:"), "{}", http.url);
     let authorization = http.headers[0].value.clone();
     assert_eq!(http.headers[0].name, "Authorization");
-    Running {
+    Ok(Running {
         bridge,
         calls,
         url: http.url,
         authorization,
         client: reqwest::Client::new(),
-    }
+    })
 }
 
 impl Running {
@@ -62,16 +61,29 @@ impl Running {
             .header("mcp-protocol-version", "2025-06-18")
     }
 
-    async fn rpc(&self, body: Value) -> Value {
+    async fn rpc(&self, body: Value) -> Result<Value, Failure> {
         let response = self
             .post()
             .header("authorization", &self.authorization)
             .body(body.to_string())
             .send()
-            .await
-            .unwrap();
+            .await?;
         assert_eq!(response.status(), 200);
-        serde_json::from_str(&response.text().await.unwrap()).unwrap()
+        Ok(serde_json::from_str(&response.text().await?)?)
+    }
+
+    /// Sends a `tools/call` in the background; the task yields the response body.
+    fn spawn_call(
+        &self,
+        id: u64,
+        name: &str,
+        arguments: Value,
+    ) -> tokio::task::JoinHandle<Result<String, reqwest::Error>> {
+        let request = self
+            .post()
+            .header("authorization", &self.authorization)
+            .body(call(id, name, arguments).to_string());
+        tokio::spawn(async move { request.send().await?.text().await })
     }
 }
 
@@ -80,8 +92,8 @@ fn call(id: u64, name: &str, arguments: Value) -> Value {
 }
 
 #[tokio::test]
-async fn refusals_carry_the_right_status() {
-    let bridge = running().await;
+async fn refusals_carry_the_right_status() -> TestResult {
+    let bridge = running().await?;
     let token = bridge.authorization.clone();
     let ok_body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
     let get = bridge
@@ -89,18 +101,16 @@ async fn refusals_carry_the_right_status() {
         .get(&bridge.url)
         .header("authorization", &token)
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(get.status(), 405);
-    let no_token = bridge.post().body(ok_body.clone()).send().await.unwrap();
+    let no_token = bridge.post().body(ok_body.clone()).send().await?;
     assert_eq!(no_token.status(), 401);
     let wrong = bridge
         .post()
         .header("authorization", "Bearer 00")
         .body(ok_body.clone())
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(wrong.status(), 401);
     let origin = bridge
         .post()
@@ -108,8 +118,7 @@ async fn refusals_carry_the_right_status() {
         .header("origin", "http://127.0.0.1")
         .body(ok_body.clone())
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(origin.status(), 403);
     let host = bridge
         .post()
@@ -117,8 +126,7 @@ async fn refusals_carry_the_right_status() {
         .header("host", "attacker.example")
         .body(ok_body.clone())
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(host.status(), 421);
     let huge = format!("{{\"pad\":\"{}\"}}", "x".repeat(MAX_BODY_BYTES));
     let too_big = bridge
@@ -126,8 +134,7 @@ async fn refusals_carry_the_right_status() {
         .header("authorization", &token)
         .body(huge)
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(too_big.status(), 413);
     let other_path = bridge.url.replace("/mcp", "/other");
     let elsewhere = bridge
@@ -136,49 +143,57 @@ async fn refusals_carry_the_right_status() {
         .header("authorization", &token)
         .body(ok_body)
         .send()
-        .await
-        .unwrap();
+        .await?;
     assert_eq!(elsewhere.status(), 404);
     bridge.bridge.close().await;
+    Ok(())
 }
 
 #[tokio::test]
-async fn tools_list_shows_hashed_names_with_original_titles() {
-    let bridge = running().await;
+async fn tools_list_shows_hashed_names_with_original_titles() -> TestResult {
+    let bridge = running().await?;
     let listed = bridge
         .rpc(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-        .await;
+        .await?;
     let tool = &listed["result"]["tools"][0];
     assert_eq!(tool["title"], "read.file");
-    assert!(tool["name"].as_str().unwrap().starts_with("read_file_"));
+    let name = tool["name"].as_str().ok_or("the tool has no name")?;
+    assert!(name.starts_with("read_file_"), "{name}");
     assert_eq!(tool["inputSchema"]["properties"]["path"]["minLength"], 2);
     bridge.bridge.close().await;
+    Ok(())
+}
+
+/// The next parked call, within the bound.
+async fn next_parked(bridge: &mut Running) -> Result<ParkedCall, Failure> {
+    Ok(tokio::time::timeout(BOUND, bridge.calls.recv())
+        .await?
+        .ok_or("the bridge closed its call channel")?)
+}
+
+/// The JSON body a background call ends with, within the bound.
+async fn answer_of(
+    pending: tokio::task::JoinHandle<Result<String, reqwest::Error>>,
+) -> Result<Value, Failure> {
+    let body = tokio::time::timeout(BOUND, pending).await???;
+    Ok(serde_json::from_str(&body)?)
 }
 
 #[tokio::test]
-async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh() {
-    let mut bridge = running().await;
+async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh() -> TestResult {
+    let mut bridge = running().await?;
     let name = catalog::mcp_name("read.file");
-    let invalid = bridge.rpc(call(1, &name, json!({"path": "x"}))).await;
+    let invalid = bridge.rpc(call(1, &name, json!({"path": "x"}))).await?;
     assert_eq!(invalid["result"]["isError"], true, "{invalid}");
     assert!(
         bridge.calls.try_recv().is_err(),
         "an invalid call reached DSH"
     );
-    let unknown = bridge.rpc(call(2, "nope", json!({}))).await;
+    let unknown = bridge.rpc(call(2, "nope", json!({}))).await?;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
-    let pending = tokio::spawn({
-        let request = bridge
-            .post()
-            .header("authorization", &bridge.authorization)
-            .body(call(3, &name, json!({"path": "notes.md"})).to_string());
-        async move { request.send().await.unwrap().text().await.unwrap() }
-    });
-    let parked = tokio::time::timeout(BOUND, bridge.calls.recv())
-        .await
-        .unwrap()
-        .unwrap();
+    let pending = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
+    let parked = next_parked(&mut bridge).await?;
     assert_eq!(parked.tool_name, "read.file");
     assert_eq!(parked.arguments, json!({"path": "notes.md"}));
     assert!(parked.call_id.starts_with("call_"));
@@ -190,34 +205,22 @@ async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh(
         text: "denied by DSH".into(),
         is_error: true
     }));
-    let answer: Value =
-        serde_json::from_str(&tokio::time::timeout(BOUND, pending).await.unwrap().unwrap())
-            .unwrap();
+    let answer = answer_of(pending).await?;
     assert_eq!(answer["result"]["isError"], true);
     assert_eq!(answer["result"]["content"][0]["text"], "denied by DSH");
     bridge.bridge.close().await;
+    Ok(())
 }
 
 #[tokio::test]
-async fn closing_settles_parked_calls_and_releases_the_port() {
-    let mut bridge = running().await;
+async fn closing_settles_parked_calls_and_releases_the_port() -> TestResult {
+    let mut bridge = running().await?;
     let name = catalog::mcp_name("read.file");
-    let pending = tokio::spawn({
-        let request = bridge
-            .post()
-            .header("authorization", &bridge.authorization)
-            .body(call(1, &name, json!({"path": "notes.md"})).to_string());
-        async move { request.send().await.unwrap().text().await.unwrap() }
-    });
-    let parked = tokio::time::timeout(BOUND, bridge.calls.recv())
-        .await
-        .unwrap()
-        .unwrap();
+    let pending = bridge.spawn_call(1, &name, json!({"path": "notes.md"}));
+    let parked = next_parked(&mut bridge).await?;
     let url = bridge.url.clone();
     bridge.bridge.close().await;
-    let answer: Value =
-        serde_json::from_str(&tokio::time::timeout(BOUND, pending).await.unwrap().unwrap())
-            .unwrap();
+    let answer = answer_of(pending).await?;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     drop(parked);
     let after = reqwest::Client::new().post(url).send().await;
@@ -225,67 +228,53 @@ async fn closing_settles_parked_calls_and_releases_the_port() {
         after.is_err_and(|e| e.is_connect()),
         "the port still answers after close"
     );
+    Ok(())
 }
 
 #[tokio::test]
-async fn a_turn_parks_at_most_64_calls_at_once() {
-    let mut bridge = running_with_queue(MAX_PENDING_CALLS).await;
+async fn a_turn_parks_at_most_64_calls_at_once() -> TestResult {
+    let mut bridge = running_with_queue(MAX_PENDING_CALLS).await?;
     let name = catalog::mcp_name("read.file");
-    let mut requests = Vec::new();
-    for id in 0..MAX_PENDING_CALLS as u64 {
-        let request = bridge
-            .post()
-            .header("authorization", &bridge.authorization)
-            .body(call(id, &name, json!({"path": "notes.md"})).to_string());
-        requests.push(tokio::spawn(async move {
-            request.send().await.unwrap().text().await.unwrap()
-        }));
-    }
+    let args = json!({"path": "notes.md"});
+    let requests: Vec<_> = (0..MAX_PENDING_CALLS as u64)
+        .map(|id| bridge.spawn_call(id, &name, args.clone()))
+        .collect();
     let mut parked = Vec::new();
     for _ in 0..MAX_PENDING_CALLS {
-        parked.push(
-            tokio::time::timeout(BOUND, bridge.calls.recv())
-                .await
-                .unwrap()
-                .unwrap(),
-        );
+        parked.push(next_parked(&mut bridge).await?);
     }
-    let refused = bridge
-        .rpc(call(999, &name, json!({"path": "notes.md"})))
-        .await;
+    // Every slot is taken (a slot is held from validation until the answer is sent).
+    let refused = bridge.rpc(call(999, &name, args.clone())).await?;
     assert_eq!(refused["result"]["isError"], true, "{refused}");
-    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("at most 64"), "{text}");
     assert!(
         bridge.calls.try_recv().is_err(),
         "the 65th call reached DSH"
     );
-    // Answering one frees its slot.
-    assert!(parked.pop().unwrap().resolve(ToolReply {
+    // Answering one frees its slot once its request has been answered.
+    let first = parked.pop().ok_or("nothing was parked")?;
+    assert!(first.resolve(ToolReply {
         text: "done".into(),
         is_error: false
     }));
-    let freed = tokio::spawn({
-        let request = bridge
-            .post()
-            .header("authorization", &bridge.authorization)
-            .body(call(1000, &name, json!({"path": "notes.md"})).to_string());
-        async move { request.send().await.unwrap().text().await.unwrap() }
-    });
-    let admitted = tokio::time::timeout(BOUND, bridge.calls.recv())
-        .await
-        .unwrap()
-        .unwrap();
+    let (answered, _, requests) =
+        tokio::time::timeout(BOUND, futures::future::select_all(requests)).await?;
+    assert!(answered??.contains("done"));
+    let freed = bridge.spawn_call(1000, &name, args);
+    let admitted = next_parked(&mut bridge).await?;
     admitted.resolve(ToolReply {
         text: "late".into(),
         is_error: false,
     });
-    let answer: Value =
-        serde_json::from_str(&tokio::time::timeout(BOUND, freed).await.unwrap().unwrap()).unwrap();
+    let answer = answer_of(freed).await?;
     assert_eq!(answer["result"]["content"][0]["text"], "late");
     drop(parked);
     bridge.bridge.close().await;
     for request in requests {
-        tokio::time::timeout(BOUND, request).await.unwrap().unwrap();
+        tokio::time::timeout(BOUND, request).await???;
     }
+    Ok(())
 }

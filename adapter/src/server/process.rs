@@ -152,7 +152,6 @@ async fn drain_stderr(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<S
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -167,9 +166,9 @@ mod tests {
     /// A shell that starts a grandchild in the same group and ignores SIGTERM: shutdown
     /// must still leave neither of them alive.
     #[tokio::test]
-    async fn shutdown_kills_the_whole_group() {
+    async fn shutdown_kills_the_whole_group() -> crate::TestResult {
         use tokio::io::AsyncBufReadExt;
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir()?;
         let command = ServerCommand {
             program: "sh".into(),
             args: vec![
@@ -178,14 +177,12 @@ mod tests {
             ],
             env: Vec::new(),
         };
-        let (process, pipes) = ManagedProcess::spawn(&command, dir.path()).unwrap();
+        let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
         let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
         let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        let pid: i32 = line.trim().parse().unwrap();
+            .await??
+            .ok_or("the shell printed no pid")?;
+        let pid: i32 = line.trim().parse()?;
         let pipes_stdin = pipes.stdin;
         drop(pipes_stdin);
         process.shutdown(Duration::from_millis(50)).await;
@@ -196,5 +193,6 @@ mod tests {
             matches!(eof, Ok(Ok(None))),
             "grandchild {pid} kept the group's stdout open after the group kill"
         );
+        Ok(())
     }
 }

@@ -41,19 +41,18 @@ impl ScratchDir {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
-    fn scratch_is_private_and_removed() {
-        let root = tempfile::tempdir().unwrap();
-        let scratch = ScratchDir::create(Some(root.path())).unwrap();
+    fn scratch_is_private_and_removed() -> crate::TestResult {
+        let root = tempfile::tempdir()?;
+        let scratch = ScratchDir::create(Some(root.path()))?;
         let path = scratch.path().to_path_buf();
-        std::fs::write(path.join("left-by-server"), b"x").unwrap();
+        std::fs::write(path.join("left-by-server"), b"x")?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            let mode = std::fs::metadata(&path)?.permissions().mode();
             assert_eq!(
                 mode & 0o077,
                 0,
@@ -62,5 +61,6 @@ mod tests {
         }
         scratch.remove();
         assert!(!path.exists());
+        Ok(())
     }
 }

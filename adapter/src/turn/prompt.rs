@@ -151,7 +151,6 @@ fn render(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use serde_json::json;
 
     use super::*;
@@ -165,13 +164,13 @@ mod tests {
     }
 
     #[test]
-    fn the_whole_history_and_the_tool_map_are_in_the_prompt() {
+    fn the_whole_history_and_the_tool_map_are_in_the_prompt() -> crate::TestResult {
         let tools = vec![ToolDefinition {
             name: "read_file".into(),
             description: "Reads".into(),
             input_schema: json!({"type": "object"}),
         }];
-        let catalog = ToolCatalog::build(&tools).unwrap();
+        let catalog = ToolCatalog::build(&tools)?;
         let history = vec![
             Message::User(vec![UserPart::Text("first question".into())]),
             Message::Assistant(vec![AssistantPart::ToolCall(ToolCallPart {
@@ -187,7 +186,7 @@ mod tests {
             }]),
             Message::User(vec![UserPart::Text("second question".into())]),
         ];
-        let blocks = build_prompt(&request(history, tools), Some(&catalog)).unwrap();
+        let blocks = build_prompt(&request(history, tools), Some(&catalog))?;
         let ContentBlock::Text(text) = &blocks[0] else {
             panic!("not text")
         };
@@ -203,20 +202,22 @@ mod tests {
             assert!(text.contains(needle), "missing {needle}");
         }
         assert!(text.find("first question") < text.find("second question"));
+        Ok(())
     }
 
     #[test]
-    fn images_project_and_other_binaries_fail() {
+    fn images_project_and_other_binaries_fail() -> crate::TestResult {
         let image = |media: &str| {
             Message::User(vec![UserPart::Binary(BinaryPart {
                 media_type: media.into(),
                 data_base64: "AAAA".into(),
             })])
         };
-        let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None).unwrap();
+        let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None)?;
         assert!(matches!(blocks[1], ContentBlock::Image(_)));
         let error =
             build_prompt(&request(vec![image("application/pdf")], vec![]), None).unwrap_err();
         assert!(matches!(error, AdapterError::UnsupportedInput(_)));
+        Ok(())
     }
 }

@@ -77,13 +77,13 @@ fn claim(registry: &ExchangeRegistry, request: &GenerateRequest) -> Result<Claim
 }
 
 #[test]
-fn matching_calls_and_results_continue_in_issue_order() {
+fn matching_calls_and_results_continue_in_issue_order() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a", "b"]);
     let mut history = base.clone();
     history.push(calls(&["b", "a"]));
     history.push(results(&["b", "a"]));
-    match claim(&registry, &request(history)).unwrap() {
+    match claim(&registry, &request(history))? {
         Claim::Continue(exchange, results) => {
             assert_eq!(exchange.id, 7);
             let order: Vec<_> = results.iter().map(|r| r.call_id.as_str()).collect();
@@ -96,6 +96,7 @@ fn matching_calls_and_results_continue_in_issue_order() {
         !registry.withdraw(7),
         "a claimed exchange leaves the registry"
     );
+    Ok(())
 }
 
 #[test]
@@ -123,7 +124,7 @@ fn missing_duplicate_and_foreign_results_fail_explicitly() {
 }
 
 #[test]
-fn a_new_user_message_or_changed_tools_close_the_exchange() {
+fn a_new_user_message_or_changed_tools_close_the_exchange() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let history = vec![
@@ -132,43 +133,40 @@ fn a_new_user_message_or_changed_tools_close_the_exchange() {
         results(&["a"]),
         user("actually, stop"),
     ];
-    assert!(matches!(
-        claim(&registry, &request(history)).unwrap(),
-        Claim::Fresh
-    ));
+    assert!(matches!(claim(&registry, &request(history))?, Claim::Fresh));
     assert!(close.is_cancelled());
 
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
     changed.tools[0].description = "new description".into();
-    assert!(matches!(claim(&registry, &changed).unwrap(), Claim::Fresh));
+    assert!(matches!(claim(&registry, &changed)?, Claim::Fresh));
     assert!(close.is_cancelled());
+    Ok(())
 }
 
 #[test]
-fn an_edited_earlier_message_closes_the_exchange_it_references() {
+fn an_edited_earlier_message_closes_the_exchange_it_references() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let history = vec![user("go, but edited"), calls(&["a"]), results(&["a"])];
-    assert!(matches!(
-        claim(&registry, &request(history)).unwrap(),
-        Claim::Fresh
-    ));
+    assert!(matches!(claim(&registry, &request(history))?, Claim::Fresh));
     assert!(close.is_cancelled());
+    Ok(())
 }
 
 #[test]
-fn titles_and_other_conversations_never_borrow_the_exchange() {
+fn titles_and_other_conversations_never_borrow_the_exchange() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut title = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
     title.purpose = Purpose::Title;
-    assert!(matches!(claim(&registry, &title).unwrap(), Claim::Fresh));
+    assert!(matches!(claim(&registry, &title)?, Claim::Fresh));
     let subagent = request(vec![user("a subagent's own task")]);
-    assert!(matches!(claim(&registry, &subagent).unwrap(), Claim::Fresh));
+    assert!(matches!(claim(&registry, &subagent)?, Claim::Fresh));
     assert!(!close.is_cancelled());
     assert!(
         registry.withdraw(7),
         "the parent's exchange is still parked"
     );
+    Ok(())
 }
