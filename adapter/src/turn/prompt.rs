@@ -215,8 +215,9 @@ mod tests {
         };
         let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None)?;
         assert!(matches!(blocks[1], ContentBlock::Image(_)));
-        let error =
-            build_prompt(&request(vec![image("application/pdf")], vec![]), None).unwrap_err();
+        let error = build_prompt(&request(vec![image("application/pdf")], vec![]), None)
+            .err()
+            .ok_or("a PDF was projected")?;
         assert!(matches!(error, AdapterError::UnsupportedInput(_)));
         Ok(())
     }
