@@ -7,7 +7,7 @@
 //! Entry points:
 //! - [`main_with_args`]: the whole process (CLI, script, journal, runtime, stdio, signals);
 //!   the `fake-antigravity` binary and dsh-sim's `fake-server` subcommand call it.
-//! - [`serve`] with [`ServeOptions`]: one connection over any tokio byte streams, for
+//! - [`serve()`] with [`ServeOptions`]: one connection over any tokio byte streams, for
 //!   in-process use.
 //! - [`script`] (the script format), [`journal`] (what the fake records) and
 //!   [`script_file::load_script`] / [`script_file::parse_script`].

@@ -21,6 +21,20 @@ pub struct Script {
     /// [`PromptMatch`]. With no turns the fake echoes each prompt.
     #[serde(default)]
     pub turns: Vec<TurnScript>,
+    /// Recorded quirks of the real server, each off by default (claim B02).
+    #[serde(default)]
+    pub quirks: Quirks,
+}
+
+/// Switchable quirks recorded from the real server (research §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quirks {
+    /// Send each pending host-tool `tool_call` a second time, verbatim, where a
+    /// `tool_call_update` would be expected (quirk (a), seen in a 1.1.1 capture). A client
+    /// that executed tool calls from ACP updates would run the tool twice.
+    #[serde(default)]
+    pub resend_pending_tool_call: bool,
 }
 
 /// The fake's sign-in state at start-up.

@@ -140,6 +140,9 @@ pub async fn announce(
     let title = format!("{}_{}", tool.server, tool.name);
     let pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    if agent.script.quirks.resend_pending_tool_call {
+        send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    }
     Ok(Announce::Announced(Box::new(AnnouncedCall {
         tool,
         tool_call_id,
