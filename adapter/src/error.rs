@@ -69,7 +69,11 @@ pub(crate) enum AdapterError {
 impl AdapterError {
     /// Keeps only the code of a remote ACP error.
     pub(crate) fn remote(method: &'static str, error: &agent_client_protocol::Error) -> Self {
-        if agent_client_protocol::is_connection_terminated(error) {
+        // The SDK marks the two ways the connection itself can end before an answer; any
+        // other error came from the server.
+        if agent_client_protocol::is_connection_terminated(error)
+            || agent_client_protocol::is_incoming_transport_closed(error)
+        {
             return Self::ConnectionClosed(method);
         }
         Self::Remote {

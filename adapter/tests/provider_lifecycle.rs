@@ -288,3 +288,53 @@ async fn an_early_return_ends_the_server_before_disposal() {
     provider.dispose().await;
     assert!(!turns_left(scratch.path()), "scratch directory left behind");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_exits_at_once_is_unavailable() {
+    let scratch = tempfile::tempdir().unwrap();
+    let server = ServerCommand {
+        program: "sh".into(),
+        args: vec!["-c".into(), "exit 3".into()],
+        env: vec![],
+    };
+    let provider = AntigravityProvider::new(config(server, scratch.path()));
+    let items = collect(provider.generate(hello())).await;
+    assert_eq!(
+        items.last().unwrap().as_ref().unwrap_err().code,
+        LlmErrorCode::ServerUnavailable
+    );
+    provider.dispose().await;
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garbage_on_stdout_ends_within_the_bound_and_leaves_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let server = ServerCommand {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "echo $$ > \"$PIDFILE\"; echo 'this is not JSON-RPC'; printf '\\x00\\xff{'; exec sleep 300".into(),
+        ],
+        env: vec![("PIDFILE".into(), pidfile.display().to_string())],
+    };
+    let mut config = config(server, scratch.path());
+    config.timeout = Duration::from_millis(500);
+    let provider = AntigravityProvider::new(config);
+    let items = collect(provider.generate(hello())).await;
+    let code = items.last().unwrap().as_ref().unwrap_err().code;
+    assert!(
+        matches!(
+            code,
+            LlmErrorCode::ServerUnavailable | LlmErrorCode::ServerError | LlmErrorCode::Timeout
+        ),
+        "{code:?}"
+    );
+    provider.dispose().await;
+    assert!(
+        !is_alive(recorded_pid(&pidfile)),
+        "the server outlived its turn"
+    );
+    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+}
