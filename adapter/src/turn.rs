@@ -67,6 +67,9 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (calls_tx, calls) = mpsc::channel(crate::bridge::MAX_PENDING_CALLS);
     let mut resources = TurnResources::default();
+    // The first model segment runs from here: start-up and the first answer share its
+    // bound.
+    let segment_started = tokio::time::Instant::now();
     let started = tokio::select! {
         biased;
         () = spec.provider.cancelled() => Err(Outcome::Disposed),
@@ -106,6 +109,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
             history,
             timeout: config.timeout,
             tool_timeout: config.tool_timeout,
+            segment_started,
         },
         sink,
     );

@@ -51,6 +51,8 @@ pub(crate) struct TurnLoopParts {
     pub(crate) history: HistoryDigest,
     pub(crate) timeout: Duration,
     pub(crate) tool_timeout: Duration,
+    /// When the first model segment began (the turn's start).
+    pub(crate) segment_started: Instant,
 }
 
 /// What woke the loop.
@@ -81,7 +83,7 @@ pub(crate) struct TurnLoop {
 impl TurnLoop {
     pub(crate) fn new(parts: TurnLoopParts, sink: PartSender) -> Self {
         let (control_tx, control) = mpsc::channel(1);
-        let deadline = Instant::now() + parts.timeout;
+        let deadline = parts.segment_started + parts.timeout;
         Self {
             parts,
             control,
