@@ -141,8 +141,10 @@ impl TurnLoop {
             () = p.abort.cancelled() => Wake::Cancelled,
             () = sink.closed() => Wake::Dropped,
             () = tokio::time::sleep_until(self.deadline) => Wake::Deadline,
-            call = p.calls.recv(), if self.calls_open => Wake::Call(call),
+            // Server events before bridge calls: text the server streamed before it called
+            // a tool is already queued when the call arrives, and belongs before it.
             event = p.events.recv() => Wake::Event(event),
+            call = p.calls.recv(), if self.calls_open => Wake::Call(call),
         }
     }
 
