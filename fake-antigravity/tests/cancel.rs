@@ -38,14 +38,7 @@ async fn cancel_while_permission_is_pending_answers_cancelled() {
         .new_session(json!([{"type": "http", "name": "b", "url": server.url, "headers": []}]))
         .await;
 
-    let prompt = fake.cx.send_request(
-        UntypedMessage::new(
-            "session/prompt",
-            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": "ask then wait"}]}),
-        )
-        .unwrap(),
-    );
-    let prompt = tokio::spawn(prompt.block_task());
+    let prompt = fake.start_prompt(&session_id, "ask then wait");
     assert_eq!(fake.next_update().await["status"], "pending");
     let permission = fake.next_request().await;
     fake.cx.send_notification(cancel(&session_id)).unwrap();
@@ -84,14 +77,7 @@ async fn cancel_during_wait_for_cancel_and_unmatched_prompts() {
         session_id,
     } = scripted_session(SCRIPT, json!([])).await;
 
-    let prompt = fake.cx.send_request(
-        UntypedMessage::new(
-            "session/prompt",
-            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": "stream then wait"}]}),
-        )
-        .unwrap(),
-    );
-    let prompt = tokio::spawn(prompt.block_task());
+    let prompt = fake.start_prompt(&session_id, "stream then wait");
     assert_eq!(fake.next_update().await["content"]["text"], "partial");
     fake.cx.send_notification(cancel(&session_id)).unwrap();
     let answer = tokio::time::timeout(WAIT, prompt)

@@ -5,7 +5,6 @@
 
 mod support;
 
-use agent_client_protocol::UntypedMessage;
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotification};
 use fake_antigravity::JournalEntry;
 use serde_json::{Value, json};
@@ -46,14 +45,7 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
         session_id,
     } = scripted_session(SCRIPT, bridge(&server.url)).await;
 
-    let prompt = fake.cx.send_request(
-        UntypedMessage::new(
-            "session/prompt",
-            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": "please use the echo tool"}]}),
-        )
-        .unwrap(),
-    );
-    let prompt = tokio::spawn(prompt.block_task());
+    let prompt = fake.start_prompt(&session_id, "please use the echo tool");
 
     let thought = fake.next_update().await;
     assert_eq!(
@@ -205,14 +197,7 @@ async fn denied_permission_fails_the_call_and_ends_the_turn() {
         session_id,
     } = scripted_session(SCRIPT, bridge(&server.url)).await;
 
-    let prompt = fake.cx.send_request(
-        UntypedMessage::new(
-            "session/prompt",
-            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": "use the echo tool"}]}),
-        )
-        .unwrap(),
-    );
-    let prompt = tokio::spawn(prompt.block_task());
+    let prompt = fake.start_prompt(&session_id, "use the echo tool");
     assert_eq!(
         fake.next_update().await["sessionUpdate"],
         "agent_thought_chunk"
