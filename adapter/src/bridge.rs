@@ -156,7 +156,6 @@ impl Bridge {
         self.closing.cancel();
         let mut task = self.task;
         if tokio::time::timeout(CLOSE_GRACE, &mut task).await.is_err() {
-            self.service_stop.cancel();
             task.abort();
             // An aborted task resolves at once; its result says only that it was aborted.
             let _aborted = task.await;

@@ -117,7 +117,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
         Ok(()) => turn.run().await,
         Err(outcome) => outcome,
     };
-    let (sink, mut events) = turn.finish(&outcome).await;
+    let (sink, mut events) = turn.finish(&outcome, config.shutdown_grace).await;
     resources
         .settle(&outcome, &mut events, config.shutdown_grace)
         .await;

@@ -60,7 +60,8 @@ impl ExportedTool {
         }
     }
 
-    fn to_mcp(&self) -> Tool {
+    /// The tool as MCP lists it.
+    pub(crate) fn to_mcp(&self) -> Tool {
         Tool::new(
             self.mcp_name.clone(),
             self.description.clone(),

@@ -75,11 +75,7 @@ impl ServerHandler for BridgeHandler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared
-            .catalog
-            .mcp_tools()
-            .into_iter()
-            .find(|tool| tool.name == name)
+        self.shared.catalog.get(name).map(|tool| tool.to_mcp())
     }
 
     async fn call_tool(

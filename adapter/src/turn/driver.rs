@@ -285,6 +285,7 @@ impl TurnLoop {
     pub(crate) async fn finish(
         mut self,
         outcome: &Outcome,
+        grace: Duration,
     ) -> (Option<PartSender>, mpsc::Receiver<ServerEvent>) {
         self.control.close();
         if self.sink.is_none() {
@@ -293,11 +294,10 @@ impl TurnLoop {
         // Dropping a parked call answers its HTTP request with an error result.
         self.awaiting.clear();
         let deliverable = !matches!(outcome, Outcome::DroppedByDsh | Outcome::Disposed);
-        if let (true, Some(sink), Some(part)) = (deliverable, &self.sink, self.blocks.close()) {
-            let grace = self.parts.tool_timeout.min(Duration::from_secs(2));
-            if tokio::time::timeout(grace, sink.send(part)).await.is_err() {
-                tracing::debug!("DSH did not take the closing block part");
-            }
+        if let (true, Some(sink), Some(part)) = (deliverable, &self.sink, self.blocks.close())
+            && tokio::time::timeout(grace, sink.send(part)).await.is_err()
+        {
+            tracing::debug!("DSH did not take the closing block part");
         }
         (self.sink, self.parts.events)
     }
