@@ -1,16 +1,20 @@
-//! `AdapterConfig`: the server command to launch and the adapter's bounds and timeouts.
+//! `AdapterConfig`: where the server comes from (an installed pinned build, or an explicit
+//! command), the environment it gets, and the adapter's bounds and timeouts.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The Antigravity ACP server command: program, arguments and extra environment.
+use crate::install::InstallOptions;
+
+/// An explicit server command: program, arguments and extra environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerCommand {
     /// The executable (absolute, or looked up on `PATH`).
     pub program: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Variables added to the inherited environment.
+    /// Variables set for the server on top of the allowlisted environment.
     pub env: Vec<(String, String)>,
 }
 
@@ -31,11 +35,38 @@ impl Default for ServerCommand {
     }
 }
 
+/// Where the server a turn launches comes from.
+#[derive(Debug, Clone)]
+pub enum ServerSource {
+    /// The pinned 1.3.0 build, installed, verified and repaired by the adapter in its
+    /// cache (the default for DSH).
+    Installed(InstallOptions),
+    /// This command, as it is (tests, `--server`, a server installed by other means).
+    Command(ServerCommand),
+}
+
+impl Default for ServerSource {
+    fn default() -> Self {
+        Self::Installed(InstallOptions::default())
+    }
+}
+
+impl From<ServerCommand> for ServerSource {
+    fn from(command: ServerCommand) -> Self {
+        Self::Command(command)
+    }
+}
+
 /// Everything the adapter can be told.
 #[derive(Debug, Clone)]
 pub struct AdapterConfig {
     /// The server to launch for each turn.
-    pub server: ServerCommand,
+    pub server: ServerSource,
+    /// Variables given to the server beyond the allowlist (any server source).
+    pub extra_env: Vec<(String, String)>,
+    /// The host environment the server's allowlist is drawn from; `None`: this
+    /// process's environment (the normal case; scenarios plant variables here).
+    pub host_env: Option<Vec<(OsString, OsString)>>,
     /// Where private scratch directories are made (default: the system temp dir).
     pub scratch_root: Option<PathBuf>,
     /// Bounds each active model segment (`timeoutMs`). Paused while DSH runs tools.
@@ -64,7 +95,9 @@ pub const KNOWN_MODELS: [&str; 6] = [
 impl Default for AdapterConfig {
     fn default() -> Self {
         Self {
-            server: ServerCommand::default(),
+            server: ServerSource::default(),
+            extra_env: Vec::new(),
+            host_env: None,
             scratch_root: None,
             timeout: Duration::from_secs(600),
             // Google's MCP client abandons a tools/call after about 180 s; give up first.

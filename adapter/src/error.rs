@@ -64,6 +64,14 @@ pub(crate) enum AdapterError {
     /// The provider was disposed.
     #[error("the adapter was disposed")]
     Disposed,
+    /// The pinned server could not be installed, verified or repaired.
+    #[error("could not install the Antigravity server ({reason}): {message}")]
+    Install {
+        /// The installer's stable reason (`digest_mismatch`, `not_found`, ...).
+        reason: &'static str,
+        /// The installer's own message (it quotes no remote text).
+        message: String,
+    },
 }
 
 impl AdapterError {
@@ -98,6 +106,7 @@ impl AdapterError {
             Self::Busy(_) => LlmErrorCode::Busy,
             Self::NativeToolRejected(_) => LlmErrorCode::NativeToolRejected,
             Self::Disposed => LlmErrorCode::Disposed,
+            Self::Install { .. } => LlmErrorCode::InstallFailed,
         };
         // Every Display text above is written by the adapter; io errors' own texts are
         // left out because they can carry paths.

@@ -14,7 +14,9 @@
 //! - `provider`: the `LlmAdapter` implementation; routes each generate to a new turn or
 //!   to the pending exchange it continues.
 //! - `turn`: one tool turn (its server process, ACP session, bridge and event loop).
-//! - `server`: the managed subprocess and its private scratch directory.
+//! - [`install`]: provisioning: installs, verifies and repairs the pinned 1.3.0 build.
+//! - [`server`]: the managed subprocess, its scratch directory and its allowlisted
+//!   environment.
 //! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions).
 //! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
 //! - `error`: internal errors and their one mapping to sanitized `LlmError` codes.
@@ -24,12 +26,13 @@ mod bridge;
 pub mod config;
 pub mod contract;
 mod error;
+pub mod install;
 mod provider;
 mod register;
-mod server;
+pub mod server;
 mod turn;
 
-pub use config::{AdapterConfig, ServerCommand};
+pub use config::{AdapterConfig, ServerCommand, ServerSource};
 pub use provider::AntigravityProvider;
 pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};
 

@@ -17,6 +17,7 @@ use crate::config::AdapterConfig;
 use crate::contract::{GenerateRequest, LlmAdapter, ModelInfo, PartSender, PartStream};
 use crate::error::AdapterError;
 use crate::register::{ADAPTER_ID, SERVER_DEFAULT_MODEL};
+use crate::server::ServerLauncher;
 use crate::turn::{
     Claim, Continuation, ExchangeRegistry, HistoryDigest, TurnSpec, build_prompt, fingerprint,
     run_turn,
@@ -26,6 +27,7 @@ use crate::turn::{
 #[derive(Debug)]
 pub struct AntigravityProvider {
     config: Arc<AdapterConfig>,
+    launcher: Arc<ServerLauncher>,
     registry: Arc<ExchangeRegistry>,
     tasks: TaskTracker,
     root: CancellationToken,
@@ -38,6 +40,7 @@ impl AntigravityProvider {
     pub fn new(config: AdapterConfig) -> Self {
         let active_turns = Arc::new(Semaphore::new(config.max_active_turns));
         Self {
+            launcher: Arc::new(ServerLauncher::new(&config)),
             config: Arc::new(config),
             registry: Arc::default(),
             tasks: TaskTracker::new(),
@@ -111,6 +114,7 @@ impl AntigravityProvider {
             .map_err(|_| AdapterError::Busy(self.config.max_active_turns))?;
         let spec = TurnSpec {
             config: self.config.clone(),
+            launcher: self.launcher.clone(),
             model,
             prompt,
             catalog,

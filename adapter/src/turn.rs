@@ -25,7 +25,7 @@ use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
 use crate::error::AdapterError;
-use crate::server::{ManagedProcess, ScratchDir};
+use crate::server::{LaunchLine, ManagedProcess, ScratchDir, ServerLauncher};
 use driver::{Outcome, TurnLoop};
 
 /// How many server events may wait for the turn before the server is held back.
@@ -35,6 +35,8 @@ const EVENT_CAPACITY: usize = 256;
 #[derive(Debug)]
 pub(crate) struct TurnSpec {
     pub(crate) config: Arc<AdapterConfig>,
+    /// Where the server comes from (shared by the provider's turns).
+    pub(crate) launcher: Arc<ServerLauncher>,
     /// The server model to select; `None` keeps the server's default.
     pub(crate) model: Option<String>,
     pub(crate) prompt: Vec<ContentBlock>,
@@ -67,21 +69,33 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (calls_tx, calls) = mpsc::channel(crate::bridge::MAX_PENDING_CALLS);
     let mut resources = TurnResources::default();
-    // The first model segment runs from here: start-up and the first answer share its
-    // bound.
-    let segment_started = tokio::time::Instant::now();
-    let started = tokio::select! {
+    // Installing or repairing the server has bounds of its own (stall, size); the model
+    // timeout starts once the launch line is known.
+    let line = tokio::select! {
         biased;
         () = spec.provider.cancelled() => Err(Outcome::Disposed),
         () = spec.abort.cancelled() => Err(Outcome::Cancelled),
         () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
-        started = tokio::time::timeout(
-            spec.config.timeout,
-            start(&spec, &mut resources, events_tx, calls_tx, &close),
-        ) => match started {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(Outcome::Failed(error)),
-            Err(_) => Err(Outcome::Failed(AdapterError::Timeout("starting the server session"))),
+        line = spec.launcher.resolve() => line.map_err(Outcome::Failed),
+    };
+    // The first model segment runs from here: start-up and the first answer share its
+    // bound.
+    let segment_started = tokio::time::Instant::now();
+    let started = match line {
+        Err(outcome) => Err(outcome),
+        Ok(line) => tokio::select! {
+            biased;
+            () = spec.provider.cancelled() => Err(Outcome::Disposed),
+            () = spec.abort.cancelled() => Err(Outcome::Cancelled),
+            () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
+            started = tokio::time::timeout(
+                spec.config.timeout,
+                start(&spec, &line, &mut resources, events_tx, calls_tx, &close),
+            ) => match started {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(error)) => Err(Outcome::Failed(error)),
+                Err(_) => Err(Outcome::Failed(AdapterError::Timeout("starting the server session"))),
+            },
         },
     };
     let TurnSpec {
@@ -135,6 +149,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
 /// Starts the bridge, the server and the session, then sends the prompt.
 async fn start(
     spec: &TurnSpec,
+    line: &LaunchLine,
     resources: &mut TurnResources,
     events: mpsc::Sender<ServerEvent>,
     calls: mpsc::Sender<ParkedCall>,
@@ -151,7 +166,7 @@ async fn start(
         identity = Some(bridge.identity().clone());
         resources.bridge = Some(bridge);
     }
-    let (process, pipes) = ManagedProcess::spawn(&spec.config.server, &cwd)?;
+    let (process, pipes) = ManagedProcess::spawn(line, &cwd)?;
     resources.process = Some(process);
     let acp = AcpConnection::connect(pipes, identity, events.clone()).await?;
     let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;

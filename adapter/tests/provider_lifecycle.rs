@@ -33,7 +33,7 @@ fn config(server: ServerCommand, scratch: &Path) -> AdapterConfig {
     let turns = scratch.join("turns");
     std::fs::create_dir_all(&turns).unwrap();
     AdapterConfig {
-        server,
+        server: server.into(),
         scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
         ..AdapterConfig::default()

@@ -167,7 +167,8 @@ fn provider(
                 script_path.display().to_string(),
             ],
             env: Vec::new(),
-        },
+        }
+        .into(),
         scratch_root: Some(scratch),
         ..AdapterConfig::default()
     };

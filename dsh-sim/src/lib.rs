@@ -12,6 +12,9 @@
 //! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
 //! - [`expect`]: judging the DSH-side expectations on the transcript.
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
+//! - [`provision`]: install scenarios: the served registry and archive, the cache's
+//!   starting state, and the judge of the install.
+//! - [`install_cli`]: `dsh-sim install` (install, repair or verify the pinned server).
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
 //! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
@@ -23,7 +26,9 @@ pub mod claims;
 pub mod discover;
 pub mod expect;
 pub mod host_tools;
+pub mod install_cli;
 pub mod leak;
+pub mod provision;
 pub mod registry;
 pub mod runner;
 pub mod scenario;

@@ -53,6 +53,31 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         chunks: usize,
     },
+    /// Install the pinned Antigravity server (or repair an install that fails its check),
+    /// and print where it is and how it was verified. Exit code 0 only when a verified
+    /// install is in place.
+    Install {
+        /// A registry document URL (an agent entry or an index); default: the registry's
+        /// 1.3.0 entry, compiled in.
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// The cache folder; default: the per-user cache dir +
+        /// antigravity-acp/1.3.0/<platform>.
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
+        /// Allow plain HTTP to loopback hosts (a local mirror, tests).
+        #[arg(long)]
+        insecure_loopback: bool,
+        /// Require this archive SHA-256 instead of the built-in 1.3.0 pin (a mirror).
+        #[arg(long, value_name = "HEX")]
+        sha256: Option<String>,
+        /// Only check: hash every file in full, report what differs, change nothing.
+        #[arg(long)]
+        verify: bool,
+        /// Pause before extracting the Nth file until stdin closes (tests).
+        #[arg(long, hide = true, value_name = "N")]
+        pause_at_file: Option<usize>,
+    },
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -65,6 +90,37 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Install {
+            registry,
+            cache,
+            insecure_loopback,
+            sha256,
+            verify,
+            pause_at_file,
+        } => {
+            init_logging();
+            let args = dsh_sim::install_cli::InstallArgs {
+                registry,
+                cache,
+                insecure_loopback,
+                sha256,
+                verify,
+                pause_at_file,
+            };
+            let outcome = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(anyhow::Error::from)
+                .and_then(|runtime| runtime.block_on(dsh_sim::install_cli::run_install(args)));
+            match outcome {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Bench {
             turns,
             rounds,

@@ -14,6 +14,7 @@ use crate::artifacts::{self, FailureRecord};
 use crate::expect::check_transcript;
 use crate::host_tools::HostTool;
 use crate::leak::find_leaks;
+use crate::provision::{ProvisionPaths, Provisioning, judge_install};
 use crate::registry::HostRegistry;
 use crate::scenario::{self, AbortPoint, Scenario};
 use crate::transcript::Transcript;
@@ -129,6 +130,12 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         report.duration = started.elapsed();
         return report;
     }
+    if matches!(options.server, ServerChoice::Command(_)) && scenario.install.is_some() {
+        report.verdict =
+            Verdict::Skip("install scenarios serve their own archive of the fake".to_owned());
+        report.duration = started.elapsed();
+        return report;
+    }
     let folder = options
         .artifacts_root
         .as_ref()
@@ -177,6 +184,12 @@ fn run_in_workspace(
         .and_then(|()| std::fs::create_dir_all(&journal_dir))
         .map_err(|e| format!("cannot prepare the workspace: {e}"))?;
     let fake_mode = matches!(options.server, ServerChoice::Fake { .. });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+    let mut provisioning = None;
     let server = match &options.server {
         ServerChoice::Fake { program } => {
             let script_path = workspace.path().join("script.json");
@@ -184,15 +197,40 @@ fn run_in_workspace(
                 .map_err(|e| format!("cannot write the fake's script: {e}"))?;
             std::fs::write(&script_path, script)
                 .map_err(|e| format!("cannot write the fake's script: {e}"))?;
-            fake_command(program, &script_path, &journal_dir)
+            match &scenario.install {
+                Some(install) => {
+                    let paths = ProvisionPaths {
+                        program,
+                        script: &script_path,
+                        journal: &journal_dir,
+                        workspace: workspace.path(),
+                    };
+                    let prepared = runtime.block_on(Provisioning::prepare(install, &paths))?;
+                    let source = prepared.server_source();
+                    provisioning = Some(prepared);
+                    source
+                }
+                None => fake_command(program, &script_path, &journal_dir).into(),
+            }
         }
-        ServerChoice::Command(command) => command.clone(),
+        ServerChoice::Command(command) => command.clone().into(),
     };
     let mut config = AdapterConfig {
         server,
         scratch_root: Some(scratch_root.clone()),
         ..AdapterConfig::default()
     };
+    if !scenario.dsh.environment.is_empty() {
+        let mut host: Vec<_> = std::env::vars_os().collect();
+        host.extend(
+            scenario
+                .dsh
+                .environment
+                .iter()
+                .map(|(k, v)| (k.into(), v.into())),
+        );
+        config.host_env = Some(host);
+    }
     let knobs = scenario.dsh.adapter;
     if let Some(ms) = knobs.timeout_ms {
         config.timeout = Duration::from_millis(ms);
@@ -200,13 +238,25 @@ fn run_in_workspace(
     if let Some(ms) = knobs.tool_timeout_ms {
         config.tool_timeout = Duration::from_millis(ms);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
     let journal = fake_mode.then_some(journal_dir.as_path());
-    let execution = runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
+    let mut execution =
+        runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
+    match provisioning {
+        Some(prepared) => {
+            let record = runtime.block_on(prepared.finish());
+            let processes = wire::extract(&execution.journal);
+            execution.failures.extend(judge_install(
+                scenario.expect.install.as_ref(),
+                &record,
+                &execution.transcript,
+                &processes,
+            ));
+        }
+        None if scenario.expect.install.is_some() => execution
+            .failures
+            .push("`expect.install` needs an `install:` section".to_owned()),
+        None => {}
+    }
     runtime.shutdown_timeout(Duration::from_secs(5));
     let mut finished = Finished {
         failures: execution.failures,

@@ -6,6 +6,7 @@
 
 mod checks;
 mod claim_id;
+mod install;
 mod load;
 
 use std::collections::BTreeMap;
@@ -16,6 +17,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use install::{
+    ArchiveKind, CacheStep, InstallExpectation, InstallOutcomeKind, InstallScript, PinKind,
+    RegistryDigest, RegistryKind, ServeKind,
+};
 pub use load::{ScenarioError, load, parse};
 
 /// A whole scenario file.
@@ -32,6 +37,10 @@ pub struct Scenario {
     /// The fake server's script, exactly `fake_antigravity::script::Script`.
     #[serde(default, deserialize_with = "checks::checked_script")]
     pub fake: Script,
+    /// The registry and cache the server is installed from; absent: the adapter runs the
+    /// fake as a command.
+    #[serde(default)]
+    pub install: Option<InstallScript>,
     /// What DSH does: its tools, saved model, system prompt and the user's messages.
     #[serde(deserialize_with = "checks::checked")]
     pub dsh: DshScript,
@@ -63,6 +72,10 @@ pub struct DshScript {
     /// Adapter settings for this scenario (default: the adapter's defaults).
     #[serde(default)]
     pub adapter: AdapterKnobs,
+    /// Variables added to the host environment the adapter launches servers from (a
+    /// planted secret, for example); the real environment is kept underneath.
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
 }
 
 /// The adapter settings a scenario may change, to reach timeouts in milliseconds rather
@@ -175,6 +188,9 @@ pub struct Expectations {
     /// Checks on what crossed the wire, judged from the fake's journal.
     #[serde(default)]
     pub wire: Option<WireExpectations>,
+    /// Checks on the install (with an `install:` section).
+    #[serde(default)]
+    pub install: Option<InstallExpectation>,
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.
@@ -228,6 +244,12 @@ pub struct WireExpectations {
     /// Whether every server ran in a directory under the adapter's scratch root.
     #[serde(default)]
     pub private_cwd: Option<bool>,
+    /// Variable names no server process may receive (a planted secret).
+    #[serde(default)]
+    pub env_absent: Vec<String>,
+    /// Variable names every server process must receive.
+    #[serde(default)]
+    pub env_present: Vec<String>,
 }
 
 /// The client capabilities `initialize` must advertise.

@@ -253,6 +253,14 @@ pub fn visible_text(parts: &[Result<StreamPart, LlmError>]) -> String {
 }
 
 impl Transcript {
+    /// The error the last run ended with, if it failed.
+    pub fn last_error(&self) -> Option<&LlmError> {
+        match &self.runs.last()?.outcome {
+            RunOutcome::Failed { error } => Some(error),
+            _ => None,
+        }
+    }
+
     /// Every generation of every run, in order.
     pub fn generations(&self) -> impl Iterator<Item = &GenerationRecord> {
         self.runs.iter().flat_map(|run| run.generations.iter())

@@ -133,7 +133,34 @@ pub fn check_wire(
     if let Some(expected) = expect.private_cwd {
         check_private_cwd(expected, processes, scratch_root, &mut failures);
     }
+    check_environment(expect, processes, &mut failures);
     failures
+}
+
+/// `env_absent` / `env_present`: which variable names every server process received.
+fn check_environment(
+    expect: &WireExpectations,
+    processes: &[ProcessFacts],
+    failures: &mut Vec<String>,
+) {
+    if (!expect.env_absent.is_empty() || !expect.env_present.is_empty()) && processes.is_empty() {
+        failures.push("environment checks: no server process started".to_owned());
+    }
+    for (index, process) in processes.iter().enumerate() {
+        let has = |name: &String| process.env_names.iter().any(|n| n == name);
+        for name in expect.env_absent.iter().filter(|n| has(n)) {
+            failures.push(format!(
+                "server process {} received the variable {name}, which must not reach the server",
+                index + 1
+            ));
+        }
+        for name in expect.env_present.iter().filter(|n| !has(n)) {
+            failures.push(format!(
+                "server process {} did not receive the variable {name}",
+                index + 1
+            ));
+        }
+    }
 }
 
 fn compare<T: PartialEq + std::fmt::Debug>(

@@ -22,6 +22,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
             args: vec![],
             cwd: "/nonexistent/scratch/turn-1".into(),
             env: Default::default(),
+            env_names: vec!["HOME".into(), "PATH".into()],
         },
         acp_in(
             json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,
@@ -81,6 +82,8 @@ fn full_expectations() -> WireExpectations {
         method_counts: [("session/load".to_owned(), 0)].into(),
         update_counts: [("tool_call".to_owned(), 0)].into(),
         private_cwd: None,
+        env_absent: vec!["OPENAI_API_KEY".into()],
+        env_present: Vec::new(),
     }
 }
 

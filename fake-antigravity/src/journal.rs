@@ -25,6 +25,10 @@ pub enum JournalEntry {
         /// The recorded environment variables that were set (`GEMINI_HOME`,
         /// `ANTIGRAVITY_HARNESS_PATH`, `AGY_ACP_FORCE_FILE_STORAGE`, `BROWSER`).
         env: BTreeMap<String, String>,
+        /// The names (never the values) of every environment variable the process
+        /// received, sorted, so a test can prove a planted secret never arrived.
+        #[serde(default)]
+        env_names: Vec<String>,
     },
     /// A line the fake read on stdin: a JSON-RPC frame from the client.
     ///

@@ -121,6 +121,13 @@ fn started_entry(args: &[OsString]) -> JournalEntry {
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
         env,
+        env_names: {
+            let mut names: Vec<String> = std::env::vars_os()
+                .map(|(name, _)| name.to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        },
     }
 }
 

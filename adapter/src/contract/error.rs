@@ -32,6 +32,9 @@ pub enum LlmErrorCode {
     Disposed,
     /// A fault inside the adapter.
     Internal,
+    /// The pinned server could not be installed, verified or repaired; the message names
+    /// the installer's reason (`digest_mismatch`, `not_found`, `unsafe_archive`, ...).
+    InstallFailed,
 }
 
 impl LlmErrorCode {
@@ -51,6 +54,7 @@ impl LlmErrorCode {
             Self::NativeToolRejected => "native_tool_rejected",
             Self::Disposed => "disposed",
             Self::Internal => "internal",
+            Self::InstallFailed => "install_failed",
         }
     }
 }

@@ -14,7 +14,7 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
-use crate::config::ServerCommand;
+use super::source::LaunchLine;
 use crate::error::AdapterError;
 
 /// How much of the server's stderr is kept.
@@ -52,13 +52,15 @@ pub(crate) struct ServerPipes {
 }
 
 impl ManagedProcess {
-    /// Starts `command` in `cwd`, as the leader of a new process group.
+    /// Starts `command` in `cwd`, as the leader of a new process group, with exactly the
+    /// launch line's environment (nothing inherited).
     pub(crate) fn spawn(
-        command: &ServerCommand,
+        command: &LaunchLine,
         cwd: &Path,
     ) -> Result<(Self, ServerPipes), AdapterError> {
         let mut child = Command::new(&command.program)
             .args(&command.args)
+            .env_clear()
             .envs(command.env.iter().map(|(k, v)| (k, v)))
             .current_dir(cwd)
             .stdin(Stdio::piped())
@@ -169,13 +171,13 @@ mod tests {
     async fn shutdown_kills_the_whole_group() -> crate::TestResult {
         use tokio::io::AsyncBufReadExt;
         let dir = tempfile::tempdir()?;
-        let command = ServerCommand {
+        let command = LaunchLine {
             program: "sh".into(),
             args: vec![
                 "-c".into(),
                 "trap '' TERM; sleep 300 & echo $!; wait".into(),
             ],
-            env: Vec::new(),
+            env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
         };
         let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
         let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();

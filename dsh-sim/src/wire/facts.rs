@@ -14,6 +14,12 @@ pub struct ProcessFacts {
     pub pid: Option<u32>,
     /// The working directory it reported at start.
     pub cwd: Option<String>,
+    /// The names of the environment variables it received.
+    pub env_names: Vec<String>,
+    /// Its arguments (without the program).
+    pub args: Vec<String>,
+    /// The values of the recorded variables (`ANTIGRAVITY_HARNESS_PATH`, ...) it received.
+    pub recorded_env: std::collections::BTreeMap<String, String>,
     /// Every method the client sent (requests and notifications), in order.
     pub methods: Vec<String>,
     /// `params.clientCapabilities` of every `initialize`.
@@ -54,9 +60,18 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
     let mut permission_request_ids: Vec<Value> = Vec::new();
     for entry in entries {
         match entry {
-            JournalEntry::Started { pid, cwd, .. } => {
+            JournalEntry::Started {
+                pid,
+                cwd,
+                env_names,
+                args,
+                env,
+            } => {
                 facts.pid = Some(*pid);
                 facts.cwd = Some(cwd.clone());
+                facts.env_names.clone_from(env_names);
+                facts.args.clone_from(args);
+                facts.recorded_env.clone_from(env);
             }
             JournalEntry::AcpIn { frame } => {
                 client_frame(frame, &permission_request_ids, &mut facts);

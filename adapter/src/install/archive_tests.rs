@@ -1,0 +1,1 @@
+//! Archive validation tests on real ZIP files.

@@ -1,0 +1,155 @@
+//! What an installer can be told (`InstallOptions`), the archive bounds (`ArchiveLimits`),
+//! and the events it reports while it works (`InstallEvent`).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where the registry entry comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum RegistrySource {
+    /// The registry's published 1.3.0 entry, compiled into the adapter (the default).
+    #[default]
+    Builtin,
+    /// A registry document (an agent entry or an aggregated index) at this URL.
+    Url(String),
+    /// A registry document given inline (tests, air-gapped mirrors).
+    Document(String),
+}
+
+/// Bounds on the archive, checked before and during extraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchiveLimits {
+    /// The largest archive download, in bytes (the real one is 333,727,150).
+    pub max_archive_bytes: u64,
+    /// The most entries an archive may have (the real one has 2).
+    pub max_entries: usize,
+    /// The largest single entry, declared or read (the real server is 926,533,965).
+    pub max_entry_bytes: u64,
+    /// The most bytes all entries may hold together.
+    pub max_total_bytes: u64,
+    /// The highest size/compressed-size ratio of an entry above 1 MiB (zip bombs).
+    pub max_compression_ratio: u64,
+}
+
+/// 1 GiB.
+const GIB: u64 = 1024 * 1024 * 1024;
+
+impl Default for ArchiveLimits {
+    fn default() -> Self {
+        Self {
+            max_archive_bytes: GIB,
+            max_entries: 64,
+            max_entry_bytes: 2 * GIB,
+            max_total_bytes: 4 * GIB,
+            max_compression_ratio: 100,
+        }
+    }
+}
+
+/// What the installer is doing, for progress displays and logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstallEvent {
+    /// The install was checked and is usable as it is.
+    Reused,
+    /// The install is missing, partial or corrupt; `why` says what was found.
+    Repairing {
+        /// What the check found.
+        why: String,
+    },
+    /// Another installer holds the cache's lock; this one waits for it.
+    WaitingForLock,
+    /// A download starts (`total` from Content-Length, when announced).
+    DownloadStarted {
+        /// The archive URL.
+        url: String,
+        /// The announced size.
+        total: Option<u64>,
+    },
+    /// Bytes received so far.
+    Downloaded {
+        /// Bytes so far.
+        bytes: u64,
+        /// The announced size.
+        total: Option<u64>,
+    },
+    /// A transient failure; the download is tried again.
+    Retrying {
+        /// Which attempt comes next (2, 3, ...).
+        attempt: u32,
+        /// The failure's stable reason.
+        reason: &'static str,
+    },
+    /// A file is being extracted.
+    Extracting {
+        /// Its path inside the install.
+        path: String,
+    },
+    /// A verified install was published.
+    Installed {
+        /// Whether it replaced a broken one.
+        repaired: bool,
+    },
+}
+
+/// A callback told every [`InstallEvent`]. It runs on the installer's threads: keep it
+/// quick.
+#[derive(Clone)]
+pub struct ProgressSink(pub Arc<dyn Fn(&InstallEvent) + Send + Sync>);
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
+/// Everything an [`Installer`](super::Installer) can be told.
+#[derive(Debug, Clone)]
+pub struct InstallOptions {
+    /// The cache directory; `None`: the platform's per-user cache dir +
+    /// `antigravity-acp/1.3.0/<platform>`.
+    pub cache_dir: Option<PathBuf>,
+    /// Where the registry entry comes from.
+    pub registry: RegistrySource,
+    /// Allow plain HTTP to loopback hosts (tests, local mirrors). Never to other hosts.
+    pub insecure_loopback: bool,
+    /// An archive SHA-256 to require instead of the compiled-in pin (a mirror or a test
+    /// archive). The registry's own `sha256`, when present, is checked as well.
+    pub sha256_override: Option<String>,
+    /// Archive bounds.
+    pub limits: ArchiveLimits,
+    /// A download that receives no byte for this long fails (and is retried).
+    pub stall_timeout: Duration,
+    /// How many times a transient download failure is tried again.
+    pub retries: u32,
+    /// The first retry's delay; each further retry doubles it.
+    pub retry_backoff: Duration,
+    /// Told every install event.
+    pub progress: Option<ProgressSink>,
+}
+
+impl Default for InstallOptions {
+    fn default() -> Self {
+        Self {
+            cache_dir: None,
+            registry: RegistrySource::Builtin,
+            insecure_loopback: false,
+            sha256_override: None,
+            limits: ArchiveLimits::default(),
+            stall_timeout: Duration::from_secs(30),
+            retries: 2,
+            retry_backoff: Duration::from_millis(500),
+            progress: None,
+        }
+    }
+}
+
+impl InstallOptions {
+    /// Tells the progress sink, if any.
+    pub(crate) fn report(&self, event: InstallEvent) {
+        if let Some(sink) = &self.progress {
+            (sink.0)(&event);
+        }
+    }
+}

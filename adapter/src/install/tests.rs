@@ -1,0 +1,1 @@
+//! Installer tests over a real loopback HTTP server and real ZIP archives.

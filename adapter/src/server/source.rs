@@ -1,0 +1,102 @@
+//! `ServerLauncher`: turns the configured [`ServerSource`] into the exact launch line of
+//! one turn. For an installed build it runs the installer's check (and repair) every
+//! time; for an explicit command it uses the command. Either way the environment is the
+//! allowlist, the server's own variables and the configured extras.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::environment::server_environment;
+use crate::config::{AdapterConfig, ServerSource};
+use crate::error::AdapterError;
+use crate::install::{InstallError, InstallReport, Installer};
+
+/// The exact process to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LaunchLine {
+    /// The executable.
+    pub(crate) program: PathBuf,
+    /// Its arguments.
+    pub(crate) args: Vec<String>,
+    /// Its whole environment.
+    pub(crate) env: Vec<(OsString, OsString)>,
+}
+
+#[derive(Debug)]
+enum Launch {
+    Command(crate::config::ServerCommand),
+    Installed(Installer),
+    /// The installer could not even be set up (no cache dir, unknown platform).
+    Unusable {
+        reason: &'static str,
+        message: String,
+    },
+}
+
+/// Where a provider's turns get their server from.
+#[derive(Debug)]
+pub(crate) struct ServerLauncher {
+    launch: Launch,
+    extra_env: Vec<(String, String)>,
+    host_env: Option<Vec<(OsString, OsString)>>,
+}
+
+impl ServerLauncher {
+    pub(crate) fn new(config: &AdapterConfig) -> Self {
+        let launch = match &config.server {
+            ServerSource::Command(command) => Launch::Command(command.clone()),
+            ServerSource::Installed(options) => match Installer::new(options.clone()) {
+                Ok(installer) => Launch::Installed(installer),
+                Err(error) => Launch::Unusable {
+                    reason: error.reason(),
+                    message: error.to_string(),
+                },
+            },
+        };
+        Self {
+            launch,
+            extra_env: config.extra_env.clone(),
+            host_env: config.host_env.clone(),
+        }
+    }
+
+    /// The launch line for the next turn, installing or repairing the server first when
+    /// it is an installed build (C68).
+    pub(crate) async fn resolve(&self) -> Result<LaunchLine, AdapterError> {
+        let (program, args, own) = match &self.launch {
+            Launch::Command(command) => (
+                command.program.clone(),
+                command.args.clone(),
+                command.env.clone(),
+            ),
+            Launch::Installed(installer) => {
+                let InstallReport { server, outcome } =
+                    installer.ensure().await.map_err(install_failed)?;
+                tracing::debug!(?outcome, "server install checked");
+                (server.command, server.args, server.env)
+            }
+            Launch::Unusable { reason, message } => {
+                return Err(AdapterError::Install {
+                    reason,
+                    message: message.clone(),
+                });
+            }
+        };
+        let host = match &self.host_env {
+            Some(vars) => vars.clone(),
+            None => std::env::vars_os().collect(),
+        };
+        Ok(LaunchLine {
+            program,
+            args,
+            env: server_environment(host, &own, &self.extra_env),
+        })
+    }
+}
+
+fn install_failed(error: InstallError) -> AdapterError {
+    AdapterError::Install {
+        reason: error.reason(),
+        message: error.to_string(),
+    }
+}

@@ -1,0 +1,189 @@
+//! `dsh-sim install`: installs the pinned server (or repairs an install that fails its
+//! check) with the adapter's own installer, showing progress (a bar on a terminal, plain
+//! lines on stderr otherwise), and says where it is and how it was verified. With
+//! `--verify` it only checks, hashing every file in full, and changes nothing.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use antigravity_acp::install::{
+    InstallEvent, InstallOptions, InstallOutcome, Installer, ProgressSink, RegistrySource,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// The `install` subcommand's settings.
+#[derive(Debug, Clone, Default)]
+pub struct InstallArgs {
+    /// A registry document URL (default: the compiled-in 1.3.0 entry).
+    pub registry: Option<String>,
+    /// The cache folder (default: the per-user cache).
+    pub cache: Option<PathBuf>,
+    /// Allow plain HTTP to loopback.
+    pub insecure_loopback: bool,
+    /// An archive SHA-256 to require instead of the built-in pin.
+    pub sha256: Option<String>,
+    /// Only verify, hashing every file.
+    pub verify: bool,
+    /// Pause before extracting the Nth file until stdin closes (for tests that kill or
+    /// race an installer mid-extraction).
+    pub pause_at_file: Option<usize>,
+}
+
+/// Runs the command; the exit code is 0 only when a verified install is in place.
+pub async fn run_install(args: InstallArgs) -> anyhow::Result<bool> {
+    let display = Arc::new(Display::new());
+    let sink_display = display.clone();
+    let pause_at = args.pause_at_file;
+    let extracted = Mutex::new(0usize);
+    let options = InstallOptions {
+        cache_dir: args.cache.clone(),
+        registry: args
+            .registry
+            .clone()
+            .map_or(RegistrySource::Builtin, RegistrySource::Url),
+        insecure_loopback: args.insecure_loopback,
+        sha256_override: args.sha256.clone(),
+        progress: Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
+            sink_display.show(event);
+            if let (InstallEvent::Extracting { path }, Some(n)) = (event, pause_at) {
+                let count = extracted.lock().map(|mut c| {
+                    *c += 1;
+                    *c
+                });
+                if count.is_ok_and(|c| c == n) {
+                    pause(path);
+                }
+            }
+        }))),
+        ..InstallOptions::default()
+    };
+    let installer = Installer::new(options)?;
+    if args.verify {
+        let report = installer.verify().await;
+        if report.differences.is_empty() {
+            println!(
+                "verified: {} (every file hashed in full)",
+                report.dir.display()
+            );
+            return Ok(true);
+        }
+        println!("NOT verified: {}", report.dir.display());
+        for difference in &report.differences {
+            println!("  - {difference}");
+        }
+        return Ok(false);
+    }
+    let result = installer.ensure().await;
+    display.finish();
+    match result {
+        Ok(report) => {
+            let how = match &report.outcome {
+                InstallOutcome::Reused => {
+                    "reused (receipt, sizes, modes and file identities checked)".to_owned()
+                }
+                InstallOutcome::Installed => {
+                    "installed (archive digest pinned, every file hashed)".to_owned()
+                }
+                InstallOutcome::Repaired { why } => {
+                    format!("repaired ({why}; archive digest pinned, every file hashed)")
+                }
+            };
+            println!("{how}");
+            println!("server:  {}", report.server.command.display());
+            println!("folder:  {}", report.server.dir.display());
+            Ok(true)
+        }
+        Err(error) => {
+            eprintln!("dsh-sim install: {} ({})", error, error.reason());
+            Ok(false)
+        }
+    }
+}
+
+/// Tells the test driving this process that it paused, then waits for stdin to close.
+fn pause(path: &str) {
+    let mut out = std::io::stdout();
+    let _written = writeln!(out, "paused before extracting {path}");
+    let _flushed = out.flush();
+    let mut line = String::new();
+    while std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .is_ok_and(|n| n > 0)
+    {
+        line.clear();
+    }
+}
+
+/// A progress bar on a terminal, plain lines on stderr otherwise.
+struct Display {
+    bar: Option<ProgressBar>,
+}
+
+impl Display {
+    fn new() -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            if let Ok(style) = ProgressStyle::with_template(
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Self { bar }
+    }
+
+    fn show(&self, event: &InstallEvent) {
+        let line = match event {
+            InstallEvent::Reused => "the install passed its check".to_owned(),
+            InstallEvent::Repairing { why } => format!("repairing the install: {why}"),
+            InstallEvent::WaitingForLock => {
+                "waiting for the cache lock (another installer is running)".to_owned()
+            }
+            InstallEvent::DownloadStarted { url, total } => {
+                if let (Some(bar), Some(total)) = (&self.bar, total) {
+                    bar.set_length(*total);
+                    bar.set_message("downloading");
+                    return;
+                }
+                format!(
+                    "downloading {url} ({} bytes)",
+                    total.map_or("?".to_owned(), |t| t.to_string())
+                )
+            }
+            InstallEvent::Downloaded { bytes, total } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(*bytes);
+                    return;
+                }
+                format!(
+                    "downloaded {bytes} of {} bytes",
+                    total.map_or("?".to_owned(), |t| t.to_string())
+                )
+            }
+            InstallEvent::Retrying { attempt, reason } => {
+                format!("retrying the download (attempt {attempt}) after: {reason}")
+            }
+            InstallEvent::Extracting { path } => format!("extracting {path}"),
+            InstallEvent::Installed { repaired } => {
+                if *repaired {
+                    "published the repaired install".to_owned()
+                } else {
+                    "published the install".to_owned()
+                }
+            }
+        };
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

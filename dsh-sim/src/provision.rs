@@ -1,0 +1,197 @@
+//! Install scenarios, the runner's side: it builds a real ZIP whose server member
+//! launches the fake, serves it with a registry document on loopback HTTP, puts the cache
+//! in the scenario's starting state (a good install then damage, installer processes run
+//! at once, one killed mid-extraction), hands the adapter an *installed* server source,
+//! and afterwards judges the install from outside: archive requests counted on the wire,
+//! the cache compared byte for byte with the archive, nothing planted anywhere.
+
+mod archive_builder;
+mod cache_steps;
+mod judge;
+mod registry_server;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use antigravity_acp::ServerSource;
+use antigravity_acp::install::{
+    ArchiveLimits, InstallEvent, InstallOptions, Installer, ProgressSink, RegistrySource,
+};
+use sha2::{Digest, Sha256};
+
+pub use archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX, SERVER_MEMBER, SIBLING_MEMBER};
+pub use judge::judge_install;
+
+use crate::scenario::{InstallScript, PinKind};
+use archive_builder::BuiltArchive;
+use registry_server::RegistryServer;
+
+/// A scenario's provisioning: the registry host, the cache and what the adapter did.
+pub struct Provisioning {
+    server: RegistryServer,
+    archive: BuiltArchive,
+    options: InstallOptions,
+    events: Arc<Mutex<Vec<InstallEvent>>>,
+    workspace: PathBuf,
+    failures: Vec<String>,
+}
+
+/// Where the scenario's files are.
+pub struct ProvisionPaths<'a> {
+    /// The dsh-sim binary (the fake, and `dsh-sim install`).
+    pub program: &'a Path,
+    /// The fake's script.
+    pub script: &'a Path,
+    /// The fake's journal folder.
+    pub journal: &'a Path,
+    /// The scenario's workspace (the cache goes in `cache/`).
+    pub workspace: &'a Path,
+}
+
+impl Provisioning {
+    /// Builds and serves the archive and puts the cache in its starting state.
+    pub async fn prepare(
+        script: &InstallScript,
+        paths: &ProvisionPaths<'_>,
+    ) -> Result<Self, String> {
+        let mut limits = ArchiveLimits::default();
+        if let Some(cap) = script.max_entry_bytes {
+            limits.max_entry_bytes = cap;
+        }
+        let archive = archive_builder::build(
+            script.archive,
+            paths.program,
+            paths.script,
+            paths.journal,
+            paths.workspace,
+            limits.max_entry_bytes,
+        )?;
+        let digest = hex::encode(Sha256::digest(&archive.bytes));
+        let platform = antigravity_acp::install::current_platform().map_err(|e| e.to_string())?;
+        let registry_digest = match script.registry_sha256 {
+            crate::scenario::RegistryDigest::None => None,
+            crate::scenario::RegistryDigest::Matching => Some(digest.clone()),
+            crate::scenario::RegistryDigest::Wrong => Some("0".repeat(64)),
+        };
+        let make_registry = |url: &str| {
+            cache_steps::registry_document(
+                script.registry,
+                platform,
+                url,
+                registry_digest.as_deref(),
+            )
+        };
+        let server =
+            RegistryServer::start(archive.bytes.clone(), script.serve, make_registry).await?;
+        let sha256_override = match script.pin {
+            PinKind::Archive => Some(digest),
+            PinKind::Builtin => None,
+            PinKind::Wrong => Some("f".repeat(64)),
+        };
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let recorder = events.clone();
+        let options = InstallOptions {
+            cache_dir: Some(paths.workspace.join("cache")),
+            registry: RegistrySource::Url(server.registry_url()),
+            insecure_loopback: script.insecure_loopback,
+            sha256_override,
+            limits,
+            stall_timeout: Duration::from_millis(script.stall_timeout_ms.unwrap_or(300)),
+            retries: 2,
+            retry_backoff: Duration::from_millis(20),
+            progress: Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
+                if let Ok(mut events) = recorder.lock() {
+                    events.push(event.clone());
+                }
+            }))),
+        };
+        let mut provisioning = Self {
+            server,
+            archive,
+            options,
+            events,
+            workspace: paths.workspace.to_path_buf(),
+            failures: Vec::new(),
+        };
+        provisioning.starting_state(script, paths.program).await?;
+        Ok(provisioning)
+    }
+
+    /// The good install and the damage before the chat, and the installer processes.
+    async fn starting_state(
+        &mut self,
+        script: &InstallScript,
+        program: &Path,
+    ) -> Result<(), String> {
+        let quiet = InstallOptions {
+            progress: None,
+            ..self.options.clone()
+        };
+        if !script.cache.is_empty() {
+            let installer = Installer::new(quiet).map_err(|e| e.to_string())?;
+            installer
+                .ensure()
+                .await
+                .map_err(|e| format!("the good install before the damage failed: {e}"))?;
+            for step in &script.cache {
+                cache_steps::apply(step, installer.cache_dir())?;
+            }
+        }
+        let command = cache_steps::InstallerCommand {
+            program,
+            registry: self.server.registry_url(),
+            options: &self.options,
+        };
+        if script.concurrent_installers > 0 {
+            self.failures
+                .extend(cache_steps::run_concurrent(&command, script.concurrent_installers).await);
+        }
+        if script.killed_installer {
+            cache_steps::run_killed(&command).await?;
+        }
+        Ok(())
+    }
+
+    /// The server source the adapter is configured with.
+    pub fn server_source(&self) -> ServerSource {
+        ServerSource::Installed(self.options.clone())
+    }
+
+    /// The cache folder.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.workspace.join("cache")
+    }
+
+    /// Stops the registry host and returns what the judge needs.
+    pub async fn finish(self) -> ProvisionRecord {
+        let downloads = self.server.downloads();
+        self.server.stop().await;
+        let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
+        ProvisionRecord {
+            downloads,
+            events,
+            members: self.archive.members,
+            cache_dir: self.workspace.join("cache"),
+            workspace: self.workspace,
+            failures: self.failures,
+        }
+    }
+}
+
+/// What happened during an install scenario, for the judge.
+#[derive(Debug, Clone)]
+pub struct ProvisionRecord {
+    /// Archive requests answered.
+    pub downloads: usize,
+    /// What the adapter's installer reported during the chat.
+    pub events: Vec<InstallEvent>,
+    /// The good members of the served archive.
+    pub members: Vec<(String, Vec<u8>, bool)>,
+    /// The cache folder.
+    pub cache_dir: PathBuf,
+    /// The scenario's workspace.
+    pub workspace: PathBuf,
+    /// Failures found while preparing (installer processes).
+    pub failures: Vec<String>,
+}

@@ -1,0 +1,185 @@
+//! Real ZIP archives for install scenarios: the good one (a server member that launches
+//! the fake, the harness, a sibling runtime file) and the hostile variants. Hostile
+//! entries are named `planted-*`, so the runner can prove none was written anywhere.
+
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+use zip::ZipWriter;
+use zip::write::SimpleFileOptions;
+
+use crate::scenario::ArchiveKind;
+
+/// The server member's name (Unix platforms).
+pub const SERVER_MEMBER: &str = "agy_acp_server.par";
+/// The harness member's name (Unix platforms).
+pub const HARNESS_MEMBER: &str = "localharness_external";
+/// A sibling runtime file the install must keep.
+pub const SIBLING_MEMBER: &str = "runtime/certs.pem";
+/// The prefix of every hostile entry's name.
+pub const PLANTED_PREFIX: &str = "planted-";
+
+/// What the archive's files are, for the runner's own check of the install.
+#[derive(Debug, Clone)]
+pub struct BuiltArchive {
+    /// The ZIP's bytes.
+    pub bytes: Vec<u8>,
+    /// The good members: path, content and whether executable.
+    pub members: Vec<(String, Vec<u8>, bool)>,
+}
+
+/// The server member: a shell script that runs the fake with the scenario's script and
+/// journal, passing on the registry's arguments.
+fn server_script(fake: &Path, script: &Path, journal: &Path) -> Vec<u8> {
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    format!(
+        "#!/bin/sh\n# Stand-in for Google's agy_acp_server.par: the scripted fake.\nexec {} fake-server --script {} --journal {} \"$@\"\n",
+        quote(fake),
+        quote(script),
+        quote(journal)
+    )
+    .into_bytes()
+}
+
+/// Builds the archive `kind`; `planted_root` is where hostile paths aim (the scenario's
+/// workspace), `entry_cap` the installer's per-entry cap.
+pub fn build(
+    kind: ArchiveKind,
+    fake: &Path,
+    script: &Path,
+    journal: &Path,
+    planted_root: &Path,
+    entry_cap: u64,
+) -> Result<BuiltArchive, String> {
+    let mut members = vec![
+        (
+            SERVER_MEMBER.to_owned(),
+            server_script(fake, script, journal),
+            true,
+        ),
+        (
+            HARNESS_MEMBER.to_owned(),
+            b"\x7fELF stand-in for localharness_external\n".repeat(64),
+            true,
+        ),
+        (
+            SIBLING_MEMBER.to_owned(),
+            b"-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n".to_vec(),
+            false,
+        ),
+    ];
+    if kind == ArchiveKind::MissingHarness {
+        members.retain(|(name, _, _)| name != HARNESS_MEMBER);
+    }
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    let fail = |e: zip::result::ZipError| format!("cannot build the test archive: {e}");
+    let io_fail = |e: std::io::Error| format!("cannot build the test archive: {e}");
+    let options = |executable: bool| {
+        SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(if executable { 0o755 } else { 0o644 })
+    };
+    zip.add_directory("runtime/", options(true)).map_err(fail)?;
+    for (name, content, executable) in &members {
+        zip.start_file(name.as_str(), options(*executable))
+            .map_err(fail)?;
+        zip.write_all(content).map_err(io_fail)?;
+    }
+    let planted = |name: &str| planted_root.join(format!("{PLANTED_PREFIX}{name}"));
+    match kind {
+        ArchiveKind::DotDotEntry => {
+            // From <workspace>/cache/staging-x/ two levels up is the workspace.
+            zip.start_file("../../planted-dotdot.txt", options(false))
+                .map_err(fail)?;
+            zip.write_all(b"escaped").map_err(io_fail)?;
+        }
+        ArchiveKind::AbsoluteEntry => {
+            let path = planted("absolute.txt").display().to_string();
+            zip.start_file(path, options(false)).map_err(fail)?;
+            zip.write_all(b"escaped").map_err(io_fail)?;
+        }
+        ArchiveKind::SymlinkEntry => {
+            let target = planted_root.display().to_string();
+            zip.add_symlink("planted-link", target, options(false))
+                .map_err(fail)?;
+            zip.start_file("planted-link/planted-through-link.txt", options(false))
+                .map_err(fail)?;
+            zip.write_all(b"escaped").map_err(io_fail)?;
+        }
+        ArchiveKind::OversizedEntry => {
+            zip.start_file("planted-oversized.bin", options(false))
+                .map_err(fail)?;
+            let size = usize::try_from(entry_cap.saturating_add(4096)).unwrap_or(usize::MAX);
+            let noise: Vec<u8> = (0..size).map(|i| (i * 7919 % 251) as u8).collect();
+            zip.write_all(&noise).map_err(io_fail)?;
+        }
+        ArchiveKind::ZipBomb => {
+            zip.start_file("planted-bomb.bin", options(false))
+                .map_err(fail)?;
+            zip.write_all(&vec![0u8; 8 * 1024 * 1024])
+                .map_err(io_fail)?;
+        }
+        ArchiveKind::DuplicateName => {
+            // Written under a same-length name, renamed in the bytes below.
+            zip.start_file("agy_acp_server.paX", options(true))
+                .map_err(fail)?;
+            zip.write_all(b"#!/bin/sh\necho planted-duplicate\n")
+                .map_err(io_fail)?;
+        }
+        ArchiveKind::Good | ArchiveKind::MissingHarness | ArchiveKind::LyingSize => {}
+    }
+    let mut bytes = zip.finish().map_err(fail)?.into_inner();
+    match kind {
+        ArchiveKind::DuplicateName => {
+            replace_all(&mut bytes, b"agy_acp_server.paX", SERVER_MEMBER.as_bytes());
+        }
+        ArchiveKind::LyingSize => lie_about_size(&mut bytes, HARNESS_MEMBER)?,
+        _ => {}
+    }
+    Ok(BuiltArchive { bytes, members })
+}
+
+fn replace_all(bytes: &mut [u8], from: &[u8], to: &[u8]) {
+    let mut at = 0;
+    while let Some(found) = bytes[at..].windows(from.len()).position(|w| w == from) {
+        let start = at + found;
+        bytes[start..start + to.len()].copy_from_slice(to);
+        at = start + from.len();
+    }
+}
+
+/// Makes `member` declare 16 bytes in both its local header and its central-directory
+/// record, while its data holds more.
+fn lie_about_size(bytes: &mut [u8], member: &str) -> Result<(), String> {
+    let name = member.as_bytes();
+    let mut patched = 0;
+    let mut at = 0;
+    while at + 46 <= bytes.len() {
+        let signature = &bytes[at..at + 4];
+        let (size_offset, name_len_offset, header_len) = match signature {
+            [0x50, 0x4b, 0x03, 0x04] => (22, 26, 30),
+            [0x50, 0x4b, 0x01, 0x02] => (24, 28, 46),
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        let name_len = usize::from(u16::from_le_bytes([
+            bytes[at + name_len_offset],
+            bytes[at + name_len_offset + 1],
+        ]));
+        let start = at + header_len;
+        if bytes.get(start..start + name_len) == Some(name) {
+            bytes[at + size_offset..at + size_offset + 4].copy_from_slice(&16u32.to_le_bytes());
+            patched += 1;
+        }
+        at += 4;
+    }
+    if patched == 2 {
+        Ok(())
+    } else {
+        Err(format!(
+            "could not patch `{member}`'s declared size ({patched} headers)"
+        ))
+    }
+}

@@ -1,0 +1,196 @@
+//! Judging an install scenario from outside the adapter: archive requests counted by the
+//! registry host, the outcome of the chat's first launch, the cache compared byte for byte
+//! with the served archive, no leftovers, nothing planted anywhere in the workspace, and
+//! every server launched with the harness beside it and the registry's arguments.
+
+use std::path::Path;
+
+use antigravity_acp::contract::LlmErrorCode;
+use antigravity_acp::install::{CURRENT_DIR, InstallEvent, LOCK_FILE, RECEIPT_FILE};
+
+use super::ProvisionRecord;
+use super::archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX};
+use crate::scenario::{InstallExpectation, InstallOutcomeKind};
+use crate::transcript::Transcript;
+use crate::wire::ProcessFacts;
+
+/// Every failure of the install expectations and the install's invariants.
+pub fn judge_install(
+    expect: Option<&InstallExpectation>,
+    record: &ProvisionRecord,
+    transcript: &Transcript,
+    processes: &[ProcessFacts],
+) -> Vec<String> {
+    let mut failures = record.failures.clone();
+    let refusal = transcript
+        .last_error()
+        .filter(|e| e.code == LlmErrorCode::InstallFailed);
+    let outcome = outcome_of(&record.events, refusal.is_some());
+    if let Some(expect) = expect {
+        if let Some(expected) = expect.downloads
+            && expected != record.downloads
+        {
+            failures.push(format!(
+                "install: expected {expected} archive download(s), the registry host answered {}",
+                record.downloads
+            ));
+        }
+        if let Some(expected) = expect.outcome
+            && Some(expected) != outcome
+        {
+            failures.push(format!(
+                "install: expected outcome {expected:?}, observed {outcome:?} (events {:?})",
+                record.events
+            ));
+        }
+        if let Some(reason) = &expect.reason {
+            let message = refusal.map(|e| e.message.clone()).unwrap_or_default();
+            if !message.contains(&format!("({reason})")) {
+                failures.push(format!(
+                    "install: expected the refusal reason `{reason}`, the error was {message:?}"
+                ));
+            }
+        }
+    }
+    failures.extend(planted_files(&record.workspace));
+    failures.extend(leftovers(&record.cache_dir));
+    if outcome != Some(InstallOutcomeKind::Refused) {
+        failures.extend(compare_install(record));
+        failures.extend(check_launches(record, processes));
+    }
+    failures
+}
+
+/// What the chat's first launch did, from the installer's reports.
+fn outcome_of(events: &[InstallEvent], refused: bool) -> Option<InstallOutcomeKind> {
+    let mut repairing = false;
+    for event in events {
+        match event {
+            InstallEvent::Reused => return Some(InstallOutcomeKind::Reused),
+            InstallEvent::Repairing { .. } => repairing = true,
+            InstallEvent::Installed { .. } if repairing => {
+                return Some(InstallOutcomeKind::Repaired);
+            }
+            InstallEvent::Installed { .. } => return Some(InstallOutcomeKind::Installed),
+            _ => {}
+        }
+    }
+    refused.then_some(InstallOutcomeKind::Refused)
+}
+
+/// Any `planted-*` file or link anywhere in the workspace.
+fn planted_files(workspace: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![workspace.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(PLANTED_PREFIX)
+            {
+                found.push(format!(
+                    "a hostile archive entry was written: {}",
+                    path.display()
+                ));
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// Anything in the cache but the lock and the published install.
+fn leftovers(cache: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != LOCK_FILE && name != CURRENT_DIR)
+        .map(|name| format!("the cache holds a leftover `{name}`"))
+        .collect()
+}
+
+/// The published install must hold exactly the archive's members, byte for byte, with
+/// their executable bits, and the receipt.
+fn compare_install(record: &ProvisionRecord) -> Vec<String> {
+    let current = record.cache_dir.join(CURRENT_DIR);
+    let mut failures = Vec::new();
+    for (name, content, executable) in &record.members {
+        let path = current.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) if &bytes == content => {}
+            Ok(_) => failures.push(format!("the installed `{name}` differs from the archive's")),
+            Err(_) => {
+                failures.push(format!("the install lacks `{name}`"));
+                continue;
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path)
+                .map(|m| m.permissions().mode() & 0o777)
+                .unwrap_or(0);
+            let expected = if *executable { 0o755 } else { 0o644 };
+            if mode != expected {
+                failures.push(format!(
+                    "the installed `{name}` has mode {mode:o}, not {expected:o}"
+                ));
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = executable;
+    }
+    if !current.join(RECEIPT_FILE).is_file() {
+        failures.push("the install has no receipt".to_owned());
+    }
+    failures
+}
+
+/// Every server ran from the install, with the harness path set and the registry's
+/// arguments last.
+fn check_launches(record: &ProvisionRecord, processes: &[ProcessFacts]) -> Vec<String> {
+    let harness = record
+        .cache_dir
+        .join(CURRENT_DIR)
+        .join(HARNESS_MEMBER)
+        .display()
+        .to_string();
+    let registry_args: &[&str] = if cfg!(target_os = "linux") {
+        &["--uid="]
+    } else {
+        &[]
+    };
+    let mut failures = Vec::new();
+    for (index, process) in processes.iter().enumerate() {
+        let got = process.recorded_env.get("ANTIGRAVITY_HARNESS_PATH");
+        if got != Some(&harness) {
+            failures.push(format!(
+                "server process {} got ANTIGRAVITY_HARNESS_PATH {got:?}, not {harness}",
+                index + 1
+            ));
+        }
+        if !process.args.ends_with(
+            &registry_args
+                .iter()
+                .map(|a| (*a).to_owned())
+                .collect::<Vec<_>>(),
+        ) {
+            failures.push(format!(
+                "server process {} was not started with the registry's arguments {registry_args:?}: {:?}",
+                index + 1,
+                process.args
+            ));
+        }
+    }
+    failures
+}

@@ -1,0 +1,148 @@
+//! The registry's host, on loopback: serves the registry document and the archive over
+//! plain HTTP (the installer is told `insecure_loopback`), counts the archive requests,
+//! and misbehaves as the scenario asks (404, a stall, a truncated body, a first 503).
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio_util::sync::CancellationToken;
+
+use crate::scenario::ServeKind;
+
+/// The archive's path on the server.
+pub const ARCHIVE_PATH: &str = "/agy-acp-server-1.3.0.zip";
+/// The registry document's path.
+pub const REGISTRY_PATH: &str = "/registry.json";
+
+struct Served {
+    archive: Bytes,
+    registry: String,
+    serve: ServeKind,
+    downloads: AtomicUsize,
+    stop: CancellationToken,
+}
+
+/// A running loopback registry host.
+pub struct RegistryServer {
+    address: SocketAddr,
+    served: Arc<Served>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RegistryServer {
+    /// Starts serving; `registry` is made from the archive URL by `make_registry`.
+    pub async fn start(
+        archive: Vec<u8>,
+        serve: ServeKind,
+        make_registry: impl FnOnce(&str) -> String,
+    ) -> Result<Self, String> {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .map_err(|e| format!("cannot bind the registry host: {e}"))?;
+        let address = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the registry host's address: {e}"))?;
+        let archive_url = format!("http://{address}{ARCHIVE_PATH}");
+        let served = Arc::new(Served {
+            archive: Bytes::from(archive),
+            registry: make_registry(&archive_url),
+            serve,
+            downloads: AtomicUsize::new(0),
+            stop: CancellationToken::new(),
+        });
+        let app = Router::new()
+            .route(REGISTRY_PATH, get(registry))
+            .route(ARCHIVE_PATH, get(archive_file))
+            .with_state(served.clone());
+        let stop = served.stop.clone();
+        let task = tokio::spawn(async move {
+            let serving = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
+            if let Err(error) = serving.await {
+                tracing::warn!(%error, "the registry host stopped");
+            }
+        });
+        Ok(Self {
+            address,
+            served,
+            task,
+        })
+    }
+
+    /// The registry document's URL.
+    pub fn registry_url(&self) -> String {
+        format!("http://{}{REGISTRY_PATH}", self.address)
+    }
+
+    /// How many archive requests were answered so far.
+    pub fn downloads(&self) -> usize {
+        self.served.downloads.load(Ordering::SeqCst)
+    }
+
+    /// Stops serving (a stalled body ends) and waits for the server task.
+    pub async fn stop(self) {
+        self.served.stop.cancel();
+        if tokio::time::timeout(std::time::Duration::from_secs(5), self.task)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the registry host did not stop in time");
+        }
+    }
+}
+
+async fn registry(State(served): State<Arc<Served>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        served.registry.clone(),
+    )
+        .into_response()
+}
+
+async fn archive_file(State(served): State<Arc<Served>>) -> Response {
+    let count = served.downloads.fetch_add(1, Ordering::SeqCst) + 1;
+    let whole = served.archive.clone();
+    let half = whole.slice(..whole.len() / 2);
+    let length = whole.len().to_string();
+    match served.serve {
+        ServeKind::Ok => whole.into_response(),
+        ServeKind::Flaky if count > 1 => whole.into_response(),
+        ServeKind::Flaky => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+        ServeKind::NotFound => StatusCode::NOT_FOUND.into_response(),
+        ServeKind::Stall => {
+            let stop = served.stop.clone();
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(half)]).chain(
+                futures::stream::once(async move {
+                    stop.cancelled().await;
+                    Err(std::io::Error::other("the registry host stopped"))
+                }),
+            );
+            Response::builder()
+                .header(header::CONTENT_LENGTH, length)
+                .body(Body::from_stream(body))
+                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+        }
+        ServeKind::Truncated => {
+            // The cut comes after a yield, so the headers and the first half are flushed
+            // to the socket before the connection breaks.
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(half)]).chain(
+                futures::stream::once(async {
+                    tokio::task::yield_now().await;
+                    Err(std::io::Error::other("cut"))
+                }),
+            );
+            Response::builder()
+                .header(header::CONTENT_LENGTH, length)
+                .body(Body::from_stream(body))
+                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+        }
+    }
+}
+
+use futures::StreamExt;

@@ -1,0 +1,188 @@
+//! The `install:` section of a scenario: the registry entry and the ZIP archive the
+//! runner serves on loopback, how it serves them, the pin the installer is told, and the
+//! state the cache is put in before the chat; plus `expect.install`.
+
+use serde::Deserialize;
+
+/// How the runner provisions the server for this scenario. With it, the adapter runs
+/// the *installed* server (the served archive, whose server member launches the fake)
+/// instead of the fake command.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallScript {
+    /// The archive the registry points at (default `good`).
+    #[serde(default)]
+    pub archive: ArchiveKind,
+    /// The registry document (default `entry`).
+    #[serde(default)]
+    pub registry: RegistryKind,
+    /// How the archive URL answers (default `ok`).
+    #[serde(default)]
+    pub serve: ServeKind,
+    /// The archive digest the installer is told to expect (default `archive`).
+    #[serde(default)]
+    pub pin: PinKind,
+    /// The `sha256` the registry entry itself carries (default `none`).
+    #[serde(default)]
+    pub registry_sha256: RegistryDigest,
+    /// Whether the installer may use plain HTTP to loopback (default true).
+    #[serde(default = "default_true")]
+    pub insecure_loopback: bool,
+    /// What is done to the cache before the chat, after one good install (default:
+    /// nothing, and no install before the chat).
+    #[serde(default)]
+    pub cache: Vec<CacheStep>,
+    /// Installer processes (`dsh-sim install`) run at once before the chat: the first is
+    /// paused mid-extraction until the others wait for the cache lock (default 0).
+    #[serde(default)]
+    pub concurrent_installers: usize,
+    /// An installer process is killed mid-extraction before the chat (default false).
+    #[serde(default)]
+    pub killed_installer: bool,
+    /// The installer's per-entry size cap, in bytes (default: the adapter's).
+    #[serde(default)]
+    pub max_entry_bytes: Option<u64>,
+    /// How long a download may go without a byte (default 300 ms in scenarios).
+    #[serde(default)]
+    pub stall_timeout_ms: Option<u64>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// The archive the runner builds and serves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveKind {
+    /// The server (a script launching the fake), the harness and a sibling runtime file.
+    #[default]
+    Good,
+    /// Adds an entry whose path climbs out with `..`.
+    DotDotEntry,
+    /// Adds an entry with an absolute path.
+    AbsoluteEntry,
+    /// Adds a symlink entry pointing outside, and a file through it.
+    SymlinkEntry,
+    /// Two entries with the same name.
+    DuplicateName,
+    /// Adds an entry larger than `max_entry_bytes`.
+    OversizedEntry,
+    /// The harness declares fewer bytes than it holds.
+    LyingSize,
+    /// Adds a small entry that inflates a thousandfold.
+    ZipBomb,
+    /// The harness member is missing.
+    MissingHarness,
+}
+
+/// The registry document the runner serves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistryKind {
+    /// The published 1.3.0 entry, its archive URL pointed at the runner.
+    #[default]
+    Entry,
+    /// The aggregated index `{"version","agents":[...]}` holding that entry.
+    Index,
+    /// The entry without this machine's platform.
+    NoPlatform,
+    /// The entry at another version.
+    OtherVersion,
+    /// The entry with a malformed `cmd`.
+    Malformed,
+    /// The entry's archive URL is plain HTTP to a non-loopback host.
+    RemoteHttp,
+}
+
+/// How the archive URL answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServeKind {
+    /// 200 with the whole archive.
+    #[default]
+    Ok,
+    /// 404.
+    NotFound,
+    /// Half the archive, then nothing more until the runner ends.
+    Stall,
+    /// Half the archive under the full Content-Length, then the connection closes.
+    Truncated,
+    /// 503 for the first request, then 200.
+    Flaky,
+}
+
+/// The digest the installer is told.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinKind {
+    /// `--sha256` with the served archive's digest, as for a mirror.
+    #[default]
+    Archive,
+    /// No override: the compiled-in 1.3.0 pins apply.
+    Builtin,
+    /// `--sha256` with a digest that does not match.
+    Wrong,
+}
+
+/// The registry entry's own `sha256`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistryDigest {
+    /// None (as the real entry).
+    #[default]
+    None,
+    /// The archive's digest.
+    Matching,
+    /// A digest that does not match.
+    Wrong,
+}
+
+/// One change to a good install before the chat.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheStep {
+    /// Flip one byte in the middle of this installed file (same size).
+    FlipByte(String),
+    /// Cut this installed file to half its size.
+    Truncate(String),
+    /// Delete this installed file.
+    Remove(String),
+    /// Delete the receipt.
+    RemoveReceipt,
+    /// Overwrite the receipt with text that is not JSON.
+    GarbleReceipt,
+    /// Leave a `.part` download behind.
+    StalePart,
+    /// Leave a staging directory behind.
+    StaleStaging,
+}
+
+/// What must hold of the install.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallExpectation {
+    /// Archive requests the runner's server answered, over the whole scenario.
+    #[serde(default)]
+    pub downloads: Option<usize>,
+    /// What the chat's first launch did.
+    #[serde(default)]
+    pub outcome: Option<InstallOutcomeKind>,
+    /// When refused: the installer's reason (`digest_mismatch`, `unsafe_archive`, ...).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// What the chat's first launch did with the install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstallOutcomeKind {
+    /// There was none; one was made.
+    Installed,
+    /// The install passed its check.
+    Reused,
+    /// The install was broken and was made again.
+    Repaired,
+    /// The install failed: the chat ended with `install_failed`.
+    Refused,
+}
