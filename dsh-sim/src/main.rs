@@ -53,6 +53,9 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         chunks: usize,
     },
+    /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
+    /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
+    Schema,
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -65,6 +68,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Schema => {
+            print!("{}", dsh_sim::scenario::scenario_schema_json());
+            ExitCode::SUCCESS
+        }
         Command::Bench {
             turns,
             rounds,
