@@ -8,7 +8,8 @@
 //! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
 //! - [`transcript`]: the DSH-side record of a chat.
 //! - [`scenario`]: the YAML scenario format and its strict parser.
-//! - [`discover`]: finding scenario files.
+//! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
+//!   record of which failed last time.
 //! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
 //! - [`expect`]: judging the DSH-side expectations on the transcript.
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
@@ -27,6 +28,7 @@ pub mod leak;
 pub mod registry;
 pub mod runner;
 pub mod scenario;
+pub mod selection;
 pub mod sequence;
 pub mod stream_check;
 pub mod transcript;

@@ -9,6 +9,7 @@ use antigravity_acp::ServerCommand;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use dsh_sim::runner::{RunnerOptions, ScenarioReport, ServerChoice, Verdict, run_file};
+use dsh_sim::selection;
 
 /// DSH in miniature: the scenario runner for the antigravity-acp adapter.
 #[derive(Debug, Parser)]
@@ -39,6 +40,17 @@ enum Command {
         /// The bound on each scenario's chat, in seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 60)]
         timeout: u64,
+        /// Run only the scenarios whose path or name contains TEXT (ignoring case).
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// Run only the scenarios that failed the last time they ran (recorded in
+        /// <artifacts>/last-failed.txt by every run).
+        #[arg(long)]
+        only_failed: bool,
+        /// Write the run's Mermaid sequence diagram to FILE, passing or not (fenced for a
+        /// `.md` name, bare otherwise). Needs exactly one scenario after selection.
+        #[arg(long, value_name = "FILE")]
+        diagram: Option<PathBuf>,
     },
     /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
     /// one prompt, streaming throughput. Use a release build for meaningful figures.
@@ -97,6 +109,9 @@ fn main() -> ExitCode {
             artifacts,
             keep_artifacts,
             timeout,
+            filter,
+            only_failed,
+            diagram,
         } => {
             init_logging();
             let settings = RunSettings {
@@ -104,6 +119,9 @@ fn main() -> ExitCode {
                 artifacts,
                 keep_artifacts,
                 timeout,
+                filter,
+                only_failed,
+                diagram,
             };
             match run(&paths, &settings) {
                 Ok(true) => ExitCode::SUCCESS,
@@ -167,6 +185,9 @@ struct RunSettings {
     artifacts: PathBuf,
     keep_artifacts: bool,
     timeout: u64,
+    filter: Option<String>,
+    only_failed: bool,
+    diagram: Option<PathBuf>,
 }
 
 fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
@@ -179,11 +200,39 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
     options.time_bound = std::time::Duration::from_secs(settings.timeout);
-    let files = dsh_sim::discover::scenario_files(paths)?;
+    let mut files = dsh_sim::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");
     }
-    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    let record = settings.artifacts.join(selection::LAST_FAILED_FILE);
+    if let Some(text) = &settings.filter {
+        files = selection::filter(files, text);
+        if files.is_empty() {
+            bail!("no scenario's path or name contains {text:?}");
+        }
+    }
+    if settings.only_failed {
+        let failed_before = selection::last_failed(&record);
+        files.retain(|file| failed_before.contains(file));
+        if files.is_empty() {
+            println!(
+                "no scenario among these failed last time ({} lists none); nothing to run",
+                record.display()
+            );
+            return Ok(true);
+        }
+    }
+    if let Some(diagram) = &settings.diagram {
+        if files.len() != 1 {
+            bail!(
+                "--diagram draws one run, but {} scenarios are selected; name one file or use --filter",
+                files.len()
+            );
+        }
+        options.diagram = Some(diagram.clone());
+    }
+    let (mut passed, mut failed, mut skipped, mut known) = (0usize, 0usize, 0usize, 0usize);
+    let mut outcomes = Vec::with_capacity(files.len());
     for file in &files {
         let report = run_file(file, &options);
         print_report(&report);
@@ -191,10 +240,24 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
             Verdict::Pass => passed += 1,
             Verdict::Fail(_) => failed += 1,
             Verdict::Skip(_) => skipped += 1,
+            Verdict::KnownFailure { .. } => known += 1,
         }
+        outcomes.push((file.clone(), matches!(report.verdict, Verdict::Fail(_))));
+    }
+    if let Err(error) = selection::record_run(&record, &outcomes) {
+        eprintln!(
+            "dsh-sim: cannot record failures in {}: {error}",
+            record.display()
+        );
+    }
+    if let Some(diagram) = &settings.diagram {
+        println!("diagram: {}", diagram.display());
     }
     if skipped > 0 {
         println!("({skipped} skipped)");
+    }
+    if known > 0 {
+        println!("({known} known failures, XFAIL)");
     }
     println!("{passed} passed, {failed} failed");
     Ok(failed == 0)
@@ -217,6 +280,7 @@ fn print_report(report: &ScenarioReport) {
         Verdict::Pass => "PASS",
         Verdict::Fail(_) => "FAIL",
         Verdict::Skip(_) => "SKIP",
+        Verdict::KnownFailure { .. } => "XFAIL",
     };
     println!(
         "{status}  {}  {}  ({:.2} s)",
@@ -232,6 +296,12 @@ fn print_report(report: &ScenarioReport) {
             }
         }
         Verdict::Skip(why) => println!("    - {why}"),
+        Verdict::KnownFailure { reason, failures } => {
+            println!("    known failure: {}", indent(reason));
+            for failure in failures {
+                println!("    - {}", indent(failure));
+            }
+        }
         Verdict::Pass => {}
     }
     for note in &report.notes {
