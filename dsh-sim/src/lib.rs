@@ -16,6 +16,7 @@
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
 //! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
+//! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
 
 pub mod agent_loop;
 pub mod artifacts;
@@ -25,6 +26,7 @@ pub mod discover;
 pub mod expect;
 pub mod host_tools;
 pub mod leak;
+pub mod lint;
 pub mod registry;
 pub mod runner;
 pub mod scenario;

@@ -65,6 +65,14 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         chunks: usize,
     },
+    /// Check scenario files without running them: the schema line, strict parsing, and
+    /// the claims they cover against CLAIMS.md. Prints `file:line:column: message` per
+    /// problem; exits 1 when there is any.
+    Lint {
+        /// Scenario files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
     /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
     /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
     Schema,
@@ -80,6 +88,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Lint { paths } => match lint(&paths) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
         Command::Schema => {
             print!("{}", dsh_sim::scenario::scenario_schema_json());
             ExitCode::SUCCESS
@@ -261,6 +277,22 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     }
     println!("{passed} passed, {failed} failed");
     Ok(failed == 0)
+}
+
+fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
+    let files = dsh_sim::discover::scenario_files(paths)?;
+    if files.is_empty() {
+        bail!("no scenario files found");
+    }
+    let problems: Vec<String> = files
+        .iter()
+        .flat_map(|file| dsh_sim::lint::lint_file(file))
+        .collect();
+    for problem in &problems {
+        println!("{problem}");
+    }
+    println!("{} files, {} problems", files.len(), problems.len());
+    Ok(problems.is_empty())
 }
 
 fn parse_server_command(command: &str) -> anyhow::Result<ServerCommand> {
