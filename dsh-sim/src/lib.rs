@@ -7,7 +7,8 @@
 //! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
 //! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
 //! - [`transcript`]: the DSH-side record of a chat.
-//! - [`scenario`]: the YAML scenario format and its strict parser.
+//! - [`scenario`]: the YAML scenario format, its strict parser and its JSON Schema.
+//! - [`scaffold`]: starting a new scenario (`dsh-sim new`).
 //! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
 //!   record of which failed last time.
 //! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
@@ -29,6 +30,7 @@ pub mod leak;
 pub mod lint;
 pub mod registry;
 pub mod runner;
+pub mod scaffold;
 pub mod scenario;
 pub mod selection;
 pub mod sequence;

@@ -65,6 +65,18 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         chunks: usize,
     },
+    /// Start a scenario at <root>/AREA/NAME.yaml: a commented skeleton that passes as it
+    /// is, or a copy of another scenario; `covers: []` either way. Never overwrites.
+    New {
+        /// AREA/NAME, both lowercase snake_case (e.g. tool_calls/denial_after_retry).
+        area_name: String,
+        /// Copy this scenario instead of the skeleton.
+        #[arg(long, value_name = "EXISTING")]
+        from: Option<PathBuf>,
+        /// The scenarios folder.
+        #[arg(long, value_name = "DIR", default_value = "scenarios")]
+        root: PathBuf,
+    },
     /// Check scenario files without running them: the schema line, strict parsing, and
     /// the claims they cover against CLAIMS.md. Prints `file:line:column: message` per
     /// problem; exits 1 when there is any.
@@ -88,6 +100,24 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::New {
+            area_name,
+            from,
+            root,
+        } => match dsh_sim::scaffold::create(&root, &area_name, from.as_deref()) {
+            Ok(path) => {
+                let path = path.display();
+                println!("created {path}");
+                println!("edit it (scenarios/README.md documents every key), then:");
+                println!("    cargo run -p dsh-sim -- lint {path}");
+                println!("    cargo run -p dsh-sim -- run {path}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("dsh-sim: {error}");
+                ExitCode::from(2)
+            }
+        },
         Command::Lint { paths } => match lint(&paths) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
