@@ -16,12 +16,14 @@
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
 //! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
+//! - [`bridge_session`]: the adapter's real MCP bridge on its own (`dsh-sim bridge`).
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
 //! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
 
 pub mod agent_loop;
 pub mod artifacts;
 pub mod bench;
+pub mod bridge_session;
 pub mod claims;
 pub mod discover;
 pub mod expect;

@@ -85,6 +85,18 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Start the adapter's real MCP bridge (as a turn does) with the tools of FILE.json,
+    /// print `{"url","token","tools":[{"name","mcp_name"}]}` on one line, answer every
+    /// valid call itself, and close the bridge and exit when stdin closes.
+    Bridge {
+        /// A JSON array of tools: `{"name", "description", "input_schema"}`.
+        #[arg(long, value_name = "FILE.json")]
+        tools: PathBuf,
+        /// How each valid call is answered: `echo` (its arguments as JSON text) or
+        /// `deny` (isError "permission denied by DSH").
+        #[arg(long, value_enum, default_value_t = dsh_sim::bridge_session::ResultMode::Echo)]
+        result: dsh_sim::bridge_session::ResultMode,
+    },
     /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
     /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
     Schema,
@@ -121,6 +133,13 @@ fn main() -> ExitCode {
         Command::Lint { paths } => match lint(&paths) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Bridge { tools, result } => match bridge(&tools, result) {
+            Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("dsh-sim: {error:#}");
                 ExitCode::from(2)
@@ -307,6 +326,23 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     }
     println!("{passed} passed, {failed} failed");
     Ok(failed == 0)
+}
+
+fn bridge(
+    tools: &std::path::Path,
+    mode: dsh_sim::bridge_session::ResultMode,
+) -> anyhow::Result<()> {
+    let tools = dsh_sim::bridge_session::load_tools(tools)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    runtime.block_on(dsh_sim::bridge_session::serve_until_stdin_closes(
+        &tools,
+        mode,
+        &mut std::io::stdout(),
+    ))?;
+    Ok(())
 }
 
 fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
