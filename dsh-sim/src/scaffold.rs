@@ -18,7 +18,7 @@ name: TODO say in one sentence what this scenario shows
 covers: []
 # While it reproduces a bug that is not fixed yet, say why and where it is tracked; the
 # runner then reports XFAIL, and fails once the scenario passes (remove the line then).
-# known_failure: "the chunked 413 case answers 500; tracked in issue 10"
+# known_failure: "what is still wrong; tracked in issue NN"
 
 # The fake server: what the real server did, turn by turn.
 fake:
