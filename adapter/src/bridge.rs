@@ -20,7 +20,6 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tower_http::limit::RequestBodyLimitLayer;
 
 pub(crate) use catalog::ToolCatalog;
 pub(crate) use handler::MAX_PENDING_CALLS;
@@ -33,7 +32,9 @@ use handler::BridgeHandler;
 /// The MCP server name the bridge is announced under; permission requests must name it
 /// exactly.
 pub(crate) const BRIDGE_SERVER_NAME: &str = "dsh";
-/// The largest request body the bridge reads.
+/// The largest request body the bridge reads. rmcp alone enforces it, while it streams
+/// the body, so a larger body is answered 413 whether it comes with a `Content-Length` or
+/// chunked (a second limit in front of rmcp turned the chunked case into a 500).
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// How long a closing bridge waits for in-flight requests before it is aborted.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -112,7 +113,6 @@ impl Bridge {
         // not even that its body is too large.
         let app = Router::new()
             .route_service("/mcp", service)
-            .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
             .layer(axum::middleware::from_fn_with_state(policy, guard::guard));
         let shutdown = closing.clone();
         let task = tokio::spawn(async move {

@@ -19,6 +19,8 @@
 //!   environment.
 //! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions).
 //! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
+//! - [`StandaloneBridge`]: that endpoint on its own, answering its calls with a callback
+//!   (for integrators and `dsh-sim bridge`).
 //! - `error`: internal errors and their one mapping to sanitized `LlmError` codes.
 
 mod acp;
@@ -30,11 +32,14 @@ pub mod install;
 mod provider;
 mod register;
 pub mod server;
+
+mod standalone_bridge;
 mod turn;
 
 pub use config::{AdapterConfig, ServerCommand, ServerSource};
 pub use provider::AntigravityProvider;
 pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};
+pub use standalone_bridge::{BridgeAnswer, BridgeTool, StandaloneBridge};
 
 /// What unit tests return, so they use `?` instead of `unwrap`.
 #[cfg(test)]

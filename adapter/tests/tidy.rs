@@ -167,3 +167,44 @@ fn adapter_starts_no_process_but_the_server() {
         "the check no longer sees where the server is spawned"
     );
 }
+
+/// C69: nothing is downloaded when this project is built or installed (no build script
+/// in any crate), and no Google binary or archive is shipped in the repository.
+#[test]
+fn nothing_is_downloaded_at_build_time_and_no_google_binary_is_shipped() {
+    let root = workspace_root();
+    for krate in ["adapter", "fake-antigravity", "dsh-sim"] {
+        assert!(
+            !root.join(krate).join("build.rs").exists(),
+            "{krate} has a build script"
+        );
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest
+                .lines()
+                .any(|l| l.trim_start().starts_with("build")),
+            "{krate}'s manifest names a build script"
+        );
+    }
+    let mut shipped = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                if name != "target" && !name.starts_with('.') {
+                    pending.push(path);
+                }
+            } else if [".par", ".zip", ".exe"].iter().any(|e| name.ends_with(e))
+                || name.starts_with("localharness_external")
+            {
+                shipped.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        shipped.is_empty(),
+        "binaries or archives in the repository: {shipped:?}"
+    );
+}

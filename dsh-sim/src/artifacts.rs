@@ -38,6 +38,19 @@ pub struct FailureRecord<'a> {
     pub journal: &'a [Vec<JournalEntry>],
 }
 
+/// Writes the run's Mermaid sequence diagram to `path`: fenced as a Markdown `mermaid`
+/// block when the name ends in `.md`, the bare diagram (for `.mmd`, mermaid-cli, the
+/// Mermaid live editor) otherwise.
+pub fn write_diagram(path: &Path, journal: &[Vec<JournalEntry>]) -> std::io::Result<()> {
+    let diagram = crate::sequence::mermaid(journal);
+    let text = if path.extension().is_some_and(|ext| ext == "md") {
+        format!("```mermaid\n{diagram}```\n")
+    } else {
+        diagram
+    };
+    std::fs::write(path, text)
+}
+
 /// Writes the record into `folder` (replacing what was there).
 pub fn write(folder: &Path, record: &FailureRecord<'_>) -> std::io::Result<()> {
     clear(folder);
@@ -55,11 +68,7 @@ pub fn write(folder: &Path, record: &FailureRecord<'_>) -> std::io::Result<()> {
                 std::fs::copy(&path, copy.join(name))?;
             }
         }
-        let diagram = format!(
-            "```mermaid\n{}```\n",
-            crate::sequence::mermaid(record.journal)
-        );
-        std::fs::write(folder.join("sequence.md"), diagram)?;
+        write_diagram(&folder.join("sequence.md"), record.journal)?;
     }
     Ok(())
 }

@@ -7,8 +7,10 @@
 //! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
 //! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
 //! - [`transcript`]: the DSH-side record of a chat.
-//! - [`scenario`]: the YAML scenario format and its strict parser.
-//! - [`discover`]: finding scenario files.
+//! - [`scenario`]: the YAML scenario format, its strict parser and its JSON Schema.
+//! - [`scaffold`]: starting a new scenario (`dsh-sim new`).
+//! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
+//!   record of which failed last time.
 //! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
 //! - [`expect`]: judging the DSH-side expectations on the transcript.
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
@@ -17,21 +19,27 @@
 //! - [`install_cli`]: `dsh-sim install` (install, repair or verify the pinned server).
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
 //! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
+//! - [`bridge_session`]: the adapter's real MCP bridge on its own (`dsh-sim bridge`).
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
+//! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
 
 pub mod agent_loop;
 pub mod artifacts;
 pub mod bench;
+pub mod bridge_session;
 pub mod claims;
 pub mod discover;
 pub mod expect;
 pub mod host_tools;
 pub mod install_cli;
 pub mod leak;
+pub mod lint;
 pub mod provision;
 pub mod registry;
 pub mod runner;
+pub mod scaffold;
 pub mod scenario;
+pub mod selection;
 pub mod sequence;
 pub mod stream_check;
 pub mod transcript;

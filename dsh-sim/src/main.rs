@@ -1,6 +1,9 @@
 //! `dsh-sim`: runs YAML scenarios against the `antigravity-acp` adapter
 //! (`dsh-sim run PATH...`), and hosts the scripted fake server
-//! (`dsh-sim fake-server ARGS...`) that the adapter launches during a run.
+//! (`dsh-sim fake-server ARGS...`) that the adapter launches during a run. It also starts
+//! scenarios (`new`), checks them without running (`lint`), prints their JSON Schema
+//! (`schema`), serves the adapter's real MCP bridge on its own (`bridge`) and measures the
+//! adapter (`bench`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +12,7 @@ use antigravity_acp::ServerCommand;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use dsh_sim::runner::{RunnerOptions, ScenarioReport, ServerChoice, Verdict, run_file};
+use dsh_sim::selection;
 
 /// DSH in miniature: the scenario runner for the antigravity-acp adapter.
 #[derive(Debug, Parser)]
@@ -39,6 +43,17 @@ enum Command {
         /// The bound on each scenario's chat, in seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 60)]
         timeout: u64,
+        /// Run only the scenarios whose path or name contains TEXT (ignoring case).
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// Run only the scenarios that failed the last time they ran (recorded in
+        /// <artifacts>/last-failed.txt by every run).
+        #[arg(long)]
+        only_failed: bool,
+        /// Write the run's Mermaid sequence diagram to FILE, passing or not (fenced for a
+        /// `.md` name, bare otherwise). Needs exactly one scenario after selection.
+        #[arg(long, value_name = "FILE")]
+        diagram: Option<PathBuf>,
     },
     /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
     /// one prompt, streaming throughput. Use a release build for meaningful figures.
@@ -78,6 +93,41 @@ enum Command {
         #[arg(long, hide = true, value_name = "N")]
         pause_at_file: Option<usize>,
     },
+    /// Start a scenario at <root>/AREA/NAME.yaml: a commented skeleton that passes as it
+    /// is, or a copy of another scenario; `covers: []` either way. Never overwrites.
+    New {
+        /// AREA/NAME, both lowercase snake_case (e.g. tool_calls/denial_after_retry).
+        area_name: String,
+        /// Copy this scenario instead of the skeleton.
+        #[arg(long, value_name = "EXISTING")]
+        from: Option<PathBuf>,
+        /// The scenarios folder.
+        #[arg(long, value_name = "DIR", default_value = "scenarios")]
+        root: PathBuf,
+    },
+    /// Check scenario files without running them: the schema line, strict parsing, and
+    /// the claims they cover against CLAIMS.md. Prints `file:line:column: message` per
+    /// problem; exits 1 when there is any.
+    Lint {
+        /// Scenario files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Start the adapter's real MCP bridge (as a turn does) with the tools of FILE.json,
+    /// print `{"url","token","tools":[{"name","mcp_name"}]}` on one line, answer every
+    /// valid call itself, and close the bridge and exit when stdin closes.
+    Bridge {
+        /// A JSON array of tools: `{"name", "description", "input_schema"}`.
+        #[arg(long, value_name = "FILE.json")]
+        tools: PathBuf,
+        /// How each valid call is answered: `echo` (its arguments as JSON text) or
+        /// `deny` (isError "permission denied by DSH").
+        #[arg(long, value_enum, default_value_t = dsh_sim::bridge_session::ResultMode::Echo)]
+        result: dsh_sim::bridge_session::ResultMode,
+    },
+    /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
+    /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
+    Schema,
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -121,6 +171,43 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::New {
+            area_name,
+            from,
+            root,
+        } => match dsh_sim::scaffold::create(&root, &area_name, from.as_deref()) {
+            Ok(path) => {
+                let path = path.display();
+                println!("created {path}");
+                println!("edit it (scenarios/README.md documents every key), then:");
+                println!("    cargo run -p dsh-sim -- lint {path}");
+                println!("    cargo run -p dsh-sim -- run {path}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("dsh-sim: {error}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Lint { paths } => match lint(&paths) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Bridge { tools, result } => match bridge(&tools, result) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Schema => {
+            print!("{}", dsh_sim::scenario::scenario_schema_json());
+            ExitCode::SUCCESS
+        }
         Command::Bench {
             turns,
             rounds,
@@ -146,6 +233,9 @@ fn main() -> ExitCode {
             artifacts,
             keep_artifacts,
             timeout,
+            filter,
+            only_failed,
+            diagram,
         } => {
             init_logging();
             let settings = RunSettings {
@@ -153,6 +243,9 @@ fn main() -> ExitCode {
                 artifacts,
                 keep_artifacts,
                 timeout,
+                filter,
+                only_failed,
+                diagram,
             };
             match run(&paths, &settings) {
                 Ok(true) => ExitCode::SUCCESS,
@@ -216,6 +309,9 @@ struct RunSettings {
     artifacts: PathBuf,
     keep_artifacts: bool,
     timeout: u64,
+    filter: Option<String>,
+    only_failed: bool,
+    diagram: Option<PathBuf>,
 }
 
 fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
@@ -228,11 +324,39 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
     options.time_bound = std::time::Duration::from_secs(settings.timeout);
-    let files = dsh_sim::discover::scenario_files(paths)?;
+    let mut files = dsh_sim::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");
     }
-    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    let record = settings.artifacts.join(selection::LAST_FAILED_FILE);
+    if let Some(text) = &settings.filter {
+        files = selection::filter(files, text);
+        if files.is_empty() {
+            bail!("no scenario's path or name contains {text:?}");
+        }
+    }
+    if settings.only_failed {
+        let failed_before = selection::last_failed(&record);
+        files.retain(|file| failed_before.contains(file));
+        if files.is_empty() {
+            println!(
+                "no scenario among these failed last time ({} lists none); nothing to run",
+                record.display()
+            );
+            return Ok(true);
+        }
+    }
+    if let Some(diagram) = &settings.diagram {
+        if files.len() != 1 {
+            bail!(
+                "--diagram draws one run, but {} scenarios are selected; name one file or use --filter",
+                files.len()
+            );
+        }
+        options.diagram = Some(diagram.clone());
+    }
+    let (mut passed, mut failed, mut skipped, mut known) = (0usize, 0usize, 0usize, 0usize);
+    let mut outcomes = Vec::with_capacity(files.len());
     for file in &files {
         let report = run_file(file, &options);
         print_report(&report);
@@ -240,13 +364,60 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
             Verdict::Pass => passed += 1,
             Verdict::Fail(_) => failed += 1,
             Verdict::Skip(_) => skipped += 1,
+            Verdict::KnownFailure { .. } => known += 1,
         }
+        outcomes.push((file.clone(), matches!(report.verdict, Verdict::Fail(_))));
+    }
+    if let Err(error) = selection::record_run(&record, &outcomes) {
+        eprintln!(
+            "dsh-sim: cannot record failures in {}: {error}",
+            record.display()
+        );
+    }
+    if let Some(diagram) = &settings.diagram {
+        println!("diagram: {}", diagram.display());
     }
     if skipped > 0 {
         println!("({skipped} skipped)");
     }
+    if known > 0 {
+        println!("({known} known failures, XFAIL)");
+    }
     println!("{passed} passed, {failed} failed");
     Ok(failed == 0)
+}
+
+fn bridge(
+    tools: &std::path::Path,
+    mode: dsh_sim::bridge_session::ResultMode,
+) -> anyhow::Result<()> {
+    let tools = dsh_sim::bridge_session::load_tools(tools)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    runtime.block_on(dsh_sim::bridge_session::serve_until_stdin_closes(
+        &tools,
+        mode,
+        &mut std::io::stdout(),
+    ))?;
+    Ok(())
+}
+
+fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
+    let files = dsh_sim::discover::scenario_files(paths)?;
+    if files.is_empty() {
+        bail!("no scenario files found");
+    }
+    let problems: Vec<String> = files
+        .iter()
+        .flat_map(|file| dsh_sim::lint::lint_file(file))
+        .collect();
+    for problem in &problems {
+        println!("{problem}");
+    }
+    println!("{} files, {} problems", files.len(), problems.len());
+    Ok(problems.is_empty())
 }
 
 fn parse_server_command(command: &str) -> anyhow::Result<ServerCommand> {
@@ -266,6 +437,7 @@ fn print_report(report: &ScenarioReport) {
         Verdict::Pass => "PASS",
         Verdict::Fail(_) => "FAIL",
         Verdict::Skip(_) => "SKIP",
+        Verdict::KnownFailure { .. } => "XFAIL",
     };
     println!(
         "{status}  {}  {}  ({:.2} s)",
@@ -281,6 +453,12 @@ fn print_report(report: &ScenarioReport) {
             }
         }
         Verdict::Skip(why) => println!("    - {why}"),
+        Verdict::KnownFailure { reason, failures } => {
+            println!("    known failure: {}", indent(reason));
+            for failure in failures {
+                println!("    - {}", indent(failure));
+            }
+        }
         Verdict::Pass => {}
     }
     for note in &report.notes {

@@ -52,6 +52,9 @@ pub struct RunnerOptions {
     pub dispose_bound: Duration,
     /// The agent loop's bounds.
     pub limits: LoopLimits,
+    /// Where to write the run's Mermaid sequence diagram, whatever the verdict (fake
+    /// only; `None`: nowhere). Meant for one scenario: each run overwrites the file.
+    pub diagram: Option<PathBuf>,
 }
 
 impl RunnerOptions {
@@ -64,6 +67,7 @@ impl RunnerOptions {
             time_bound: Duration::from_secs(60),
             dispose_bound: Duration::from_secs(20),
             limits: LoopLimits::default(),
+            diagram: None,
         }
     }
 }
@@ -77,6 +81,33 @@ pub enum Verdict {
     Fail(Vec<String>),
     /// Why it was not run.
     Skip(String),
+    /// It failed, as its `known_failure` says it still does (XFAIL): not a failure.
+    KnownFailure {
+        /// The scenario's `known_failure` text.
+        reason: String,
+        /// Why it failed this time.
+        failures: Vec<String>,
+    },
+}
+
+/// The message of a scenario marked `known_failure` that passed (XPASS, a failure).
+pub const XPASS: &str = "XPASS: the scenario passes although it is marked `known_failure`; \
+                         remove the marker (the bug it reproduces is fixed)";
+
+/// Applies a scenario's `known_failure` marker to its verdict: a failure becomes
+/// [`Verdict::KnownFailure`], a pass becomes a failure ([`XPASS`]), a skip stays a skip.
+pub fn judge_known_failure(verdict: Verdict, known_failure: Option<&str>) -> Verdict {
+    let Some(reason) = known_failure else {
+        return verdict;
+    };
+    match verdict {
+        Verdict::Fail(failures) => Verdict::KnownFailure {
+            reason: reason.to_owned(),
+            failures,
+        },
+        Verdict::Pass => Verdict::Fail(vec![format!("{XPASS}: {reason}")]),
+        other => other,
+    }
 }
 
 /// The report on one scenario.
@@ -150,6 +181,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         }
         Err(error) => report.verdict = Verdict::Fail(vec![error]),
     }
+    report.verdict = judge_known_failure(report.verdict, scenario.known_failure.as_deref());
     report.duration = started.elapsed();
     tracing::debug!(
         scenario = %path.display(),
@@ -263,6 +295,21 @@ fn run_in_workspace(
         notes: execution.notes,
         artifacts: None,
     };
+    if let Some(path) = &options.diagram {
+        match journal {
+            Some(_) => {
+                if let Err(error) = artifacts::write_diagram(path, &execution.journal) {
+                    finished.notes.push(format!(
+                        "could not write the diagram to {}: {error}",
+                        path.display()
+                    ));
+                }
+            }
+            None => finished
+                .notes
+                .push("no diagram: it is drawn from the fake's journal".to_owned()),
+        }
+    }
     let Some(folder) = folder else {
         return Ok(finished);
     };

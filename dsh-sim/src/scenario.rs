@@ -8,11 +8,13 @@ mod checks;
 mod claim_id;
 mod install;
 mod load;
+mod schema;
 
 use std::collections::BTreeMap;
 
 use antigravity_acp::contract::{FinishReason, LlmErrorCode};
 use fake_antigravity::script::Script;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -22,15 +24,21 @@ pub use install::{
     RegistryDigest, RegistryKind, ServeKind,
 };
 pub use load::{ScenarioError, load, parse};
+pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 
 /// A whole scenario file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// What the scenario shows, in a sentence.
     pub name: String,
     /// The claim IDs (`C01`..`C73`, `B01`..`B05`) this scenario proves.
     pub covers: Vec<ClaimId>,
+    /// Set while the scenario reproduces a bug that is not fixed yet: why it fails and
+    /// where the fix is tracked. The runner then reports its failure as XFAIL (not a
+    /// failure) and its passing as a failure (XPASS), so the marker goes with the fix.
+    #[serde(default, deserialize_with = "checks::known_failure")]
+    pub known_failure: Option<String>,
     /// Whether the scenario also runs against a real server (`--server`); default true.
     #[serde(default = "default_true")]
     pub real_server: bool,
@@ -54,7 +62,7 @@ fn default_true() -> bool {
 }
 
 /// DSH's side of a scenario.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DshScript {
     /// The chat's saved model choice (a full DSH id such as
@@ -80,7 +88,7 @@ pub struct DshScript {
 
 /// The adapter settings a scenario may change, to reach timeouts in milliseconds rather
 /// than minutes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterKnobs {
     /// `AdapterConfig::timeout`: bounds each active model segment.
@@ -92,7 +100,7 @@ pub struct AdapterKnobs {
 }
 
 /// One entry of the chat.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatEntry {
     /// What the user says.
@@ -103,7 +111,7 @@ pub struct ChatEntry {
 }
 
 /// Where DSH aborts a run (cancels the run's abort signal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AbortPoint {
     /// At the first block delta; DSH then reads the stream to its terminal item.
@@ -114,7 +122,7 @@ pub enum AbortPoint {
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolSpec {
     /// DSH's name for the tool.
@@ -149,7 +157,7 @@ fn any_object_schema() -> Value {
 }
 
 /// DSH's permission policy for one tool.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Permission {
     /// DSH runs the tool.
@@ -160,15 +168,17 @@ pub enum Permission {
 }
 
 /// What must hold once every chat message has run.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectations {
     /// The finish reason of the last run (default: every run ends with a finish, any
     /// reason, and no error).
     #[serde(default)]
+    #[schemars(schema_with = "schema::finish_reason")]
     pub finish: Option<FinishReason>,
     /// The last run must end with this `LlmError` code instead of a finish.
     #[serde(default)]
+    #[schemars(schema_with = "schema::llm_error_code")]
     pub error: Option<LlmErrorCode>,
     /// The model id DSH put in every generate request (by DSH's precedence).
     #[serde(default)]
@@ -194,7 +204,7 @@ pub struct Expectations {
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WireExpectations {
     /// How many server processes started.
@@ -253,7 +263,7 @@ pub struct WireExpectations {
 }
 
 /// The client capabilities `initialize` must advertise.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CapabilityExpectation {
     /// Whether any filesystem capability (`readTextFile`, `writeTextFile`) is on.
@@ -265,7 +275,7 @@ pub struct CapabilityExpectation {
 }
 
 /// What `session/new` carries as MCP servers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum McpServersExpectation {
     /// Exactly one `http` server on `http://127.0.0.1:<port>/mcp` with exactly one
@@ -278,7 +288,7 @@ pub enum McpServersExpectation {
 }
 
 /// How an MCP `tools/call` ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum McpResultKind {
     /// A result without `isError: true`.

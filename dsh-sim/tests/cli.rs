@@ -6,8 +6,12 @@ use predicates::str::contains;
 
 #[test]
 fn run_on_a_malformed_scenario_fails_and_names_file_line_and_column() {
+    // Its own artefact root: every run records its failures there (last-failed.txt).
+    let artifacts = tempfile::tempdir().unwrap();
     cargo_bin_cmd!("dsh-sim")
-        .args(["run", "tests/fixtures/unknown_key.yaml"])
+        .args(["run", "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/unknown_key.yaml")
         .assert()
         .code(1)
         .stdout(contains("FAIL  tests/fixtures/unknown_key.yaml"))

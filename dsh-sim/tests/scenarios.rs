@@ -44,7 +44,7 @@ fn main() {
 fn run_trial(path: &Path, options: &RunnerOptions) -> Result<(), Failed> {
     let report = run_file(path, options);
     match report.verdict {
-        Verdict::Pass | Verdict::Skip(_) => Ok(()),
+        Verdict::Pass | Verdict::Skip(_) | Verdict::KnownFailure { .. } => Ok(()),
         Verdict::Fail(reasons) => {
             let mut message = reasons.join("\n");
             if let Some(folder) = report.artifacts {

@@ -1,11 +1,12 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A whole script. Every field has a default, so `{}` is the default profile.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
     /// Whether the fake starts signed in.
@@ -27,7 +28,7 @@ pub struct Script {
 }
 
 /// Switchable quirks recorded from the real server (research §8).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Quirks {
     /// Send each pending host-tool `tool_call` a second time, verbatim, where a
@@ -38,7 +39,7 @@ pub struct Quirks {
 }
 
 /// The fake's sign-in state at start-up.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum AuthScript {
     /// `settings.json` has `auth.type` and a token: sessions open at once.
@@ -52,7 +53,7 @@ pub enum AuthScript {
 }
 
 /// One scripted prompt turn.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TurnScript {
     /// Which prompts this turn answers.
@@ -76,7 +77,7 @@ pub struct TurnScript {
 /// separator; "latest" compares where each matcher's last occurrence *ends*. A prompt that
 /// matches nothing, in a script with turns, is journaled as `UnmatchedPrompt` and answered
 /// with one prose chunk and `end_turn`. A script with no turns echoes every prompt.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PromptMatch {
     /// Text the prompt must contain.
@@ -85,7 +86,7 @@ pub struct PromptMatch {
 }
 
 /// The stop reason a turn ends with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StopScript {
     /// `end_turn`.
@@ -98,7 +99,7 @@ pub enum StopScript {
 }
 
 /// One scripted action inside a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// An `agent_message_chunk` with this text (one delta).
@@ -174,7 +175,7 @@ pub enum Step {
 /// With `ask: false`: it runs without asking, the way 1.3.0 shows native reads: a
 /// `tool_call` titled `Running <tool>`, status `in_progress`, then a `tool_call_update`
 /// completed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NativeStep {
     /// The native tool's name, e.g. `run_command` or `view_file`.
@@ -192,7 +193,7 @@ fn default_true() -> bool {
 }
 
 /// An ACP `ToolKind`, as the `kind` of a native tool call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NativeKind {
     /// `read`.
@@ -237,7 +238,7 @@ impl NativeKind {
 }
 
 /// A native question (`question:`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuestionStep {
     /// The question (the tool call's `title`).
@@ -247,7 +248,7 @@ pub struct QuestionStep {
 }
 
 /// A permission request for another server's MCP tool (`foreign_call:`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForeignCallStep {
     /// The other server's name (`_meta.mcp.server`).
@@ -260,7 +261,7 @@ pub struct ForeignCallStep {
 }
 
 /// A host tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CallStep {
     /// The host tool: matched against each MCP tool's `title`, then its `name`.
@@ -275,7 +276,7 @@ fn empty_object() -> Value {
 }
 
 /// What the most recent call's MCP result must look like.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultExpectation {
     /// The result's `isError` (absent counts as false).
@@ -287,7 +288,7 @@ pub struct ResultExpectation {
 }
 
 /// A `usage_update`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsageStep {
     /// Tokens in context.
@@ -297,7 +298,7 @@ pub struct UsageStep {
 }
 
 /// A wait for `session/cancel`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitForCancelStep {
     /// How long to wait, in milliseconds (default 10000).

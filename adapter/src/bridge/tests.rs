@@ -278,3 +278,101 @@ async fn a_turn_parks_at_most_64_calls_at_once() -> TestResult {
     }
     Ok(())
 }
+
+/// How a raw request frames its body.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    ContentLength,
+    Chunked,
+}
+
+/// A `tools/call` of `read.file` exactly `size` bytes long, padded inside an argument the
+/// schema refuses, so a body that gets through is answered 200 with an `isError` result
+/// and never parks.
+fn padded_call(size: usize) -> Result<String, Failure> {
+    let name = catalog::mcp_name("read.file");
+    let empty = call(1, &name, json!({"path": "notes.md", "pad": ""})).to_string();
+    let padding = size
+        .checked_sub(empty.len())
+        .ok_or("the padded call cannot be that short")?;
+    let body = call(
+        1,
+        &name,
+        json!({"path": "notes.md", "pad": "x".repeat(padding)}),
+    )
+    .to_string();
+    assert_eq!(body.len(), size);
+    Ok(body)
+}
+
+/// POSTs `body` over a plain TCP connection, framed as asked, and returns the status.
+async fn raw_post(bridge: &Running, body: &str, framing: Framing) -> Result<u16, Failure> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let authority = bridge
+        .url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .ok_or("unexpected bridge url")?;
+    let mut stream = tokio::net::TcpStream::connect(authority).await?;
+    let framing_header = match framing {
+        Framing::ContentLength => format!("content-length: {}", body.len()),
+        Framing::Chunked => "transfer-encoding: chunked".to_owned(),
+    };
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {authority}\r\nauthorization: {}\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         mcp-protocol-version: 2025-06-18\r\n{framing_header}\r\nconnection: close\r\n\r\n",
+        bridge.authorization
+    );
+    let mut wire = head.into_bytes();
+    match framing {
+        Framing::ContentLength => wire.extend_from_slice(body.as_bytes()),
+        Framing::Chunked => {
+            for chunk in body.as_bytes().chunks(64 * 1024) {
+                wire.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+                wire.extend_from_slice(chunk);
+                wire.extend_from_slice(b"\r\n");
+            }
+            wire.extend_from_slice(b"0\r\n\r\n");
+        }
+    }
+    let (mut reader, mut writer) = stream.split();
+    // The server may answer (and stop reading) before the whole body is written.
+    let write = async {
+        let _unread = writer.write_all(&wire).await;
+    };
+    let mut response = Vec::new();
+    let read = async {
+        let mut buffer = [0u8; 1024];
+        while !response.windows(2).any(|w| w == b"\r\n") {
+            match reader.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => response.extend_from_slice(&buffer[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(BOUND, futures::future::join(write, read)).await?;
+    let status_line = String::from_utf8_lossy(&response);
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .ok_or_else(|| format!("no status line in {status_line:?}"))?;
+    Ok(status.parse()?)
+}
+
+#[rstest::rstest]
+#[case::content_length(Framing::ContentLength)]
+#[case::chunked(Framing::Chunked)]
+#[tokio::test]
+async fn a_body_over_one_mebibyte_is_413_however_it_is_framed(
+    #[case] framing: Framing,
+) -> TestResult {
+    const ONE_MIB: usize = 1_048_576;
+    let bridge = running().await?;
+    let at_the_limit = raw_post(&bridge, &padded_call(ONE_MIB)?, framing).await?;
+    assert_eq!(at_the_limit, 200, "{framing:?}: a body of exactly 1 MiB");
+    let over = raw_post(&bridge, &padded_call(ONE_MIB + 1)?, framing).await?;
+    assert_eq!(over, 413, "{framing:?}: a body one byte over 1 MiB");
+    bridge.bridge.close().await;
+    Ok(())
+}

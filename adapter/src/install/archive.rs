@@ -310,5 +310,4 @@ fn sync_dirs(dest: &Path, plan: &[PlannedEntry]) -> Result<(), InstallError> {
 }
 
 #[cfg(test)]
-#[path = "archive_tests.rs"]
 mod tests;

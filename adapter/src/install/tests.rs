@@ -1,1 +1,245 @@
-//! Installer tests over a real loopback HTTP server and real ZIP archives.
+//! The installer end to end over a real loopback HTTP server and a real ZIP archive:
+//! install then reuse, the two depths of check, what `verify` reports, and that nothing
+//! is fetched or written before `ensure`.
+
+use std::io::Write;
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::routing::get;
+use sha2::Digest;
+
+use super::*;
+
+type TestResult = crate::TestResult;
+
+/// A loopback host serving one archive; counts the requests.
+struct Host {
+    url: String,
+    hits: Arc<AtomicUsize>,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn serve(archive: Vec<u8>) -> Result<Host, Box<dyn std::error::Error + Send + Sync>> {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+    let url = format!("http://{}/a.zip", listener.local_addr()?);
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let app = Router::new().route(
+        "/a.zip",
+        get(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let body = archive.clone();
+            async move { body }
+        }),
+    );
+    let stop = tokio_util::sync::CancellationToken::new();
+    let shutdown = stop.clone().cancelled_owned();
+    tokio::spawn(async move {
+        let _served = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await;
+    });
+    Ok(Host { url, hits, stop })
+}
+
+fn archive(cmd_body: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    let [server, harness] = required_members(current_platform()?);
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    zip.start_file(server, options)?;
+    zip.write_all(cmd_body)?;
+    zip.start_file(harness, options)?;
+    zip.write_all(&[b'h'; 4096])?;
+    Ok(zip.finish()?.into_inner())
+}
+
+fn registry_for(url: &str, cmd: &str) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let mut entry: serde_json::Value = serde_json::from_str(BUILTIN_ENTRY)?;
+    let target = &mut entry["distribution"]["binary"][current_platform()?];
+    target["archive"] = url.into();
+    target["cmd"] = cmd.into();
+    Ok(entry.to_string())
+}
+
+fn options_for(cache: &std::path::Path, registry: String, bytes: &[u8]) -> InstallOptions {
+    InstallOptions {
+        cache_dir: Some(cache.to_path_buf()),
+        registry: RegistrySource::Document(registry),
+        insecure_loopback: true,
+        sha256_override: Some(hex::encode(sha2::Sha256::digest(bytes))),
+        ..InstallOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn a_fresh_cache_is_installed_then_reused() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &cmd)?,
+        &bytes,
+    ))?;
+    let first = installer.ensure().await?;
+    assert_eq!(first.outcome, InstallOutcome::Installed);
+    let current = cache.path().join(CURRENT_DIR);
+    assert_eq!(first.server.command, current.join(&cmd[2..]));
+    let expected_args: Vec<String> = if cfg!(target_os = "linux") {
+        vec!["--uid=".into()]
+    } else {
+        Vec::new()
+    };
+    assert_eq!(first.server.args, expected_args);
+    let harness = current.join(required_members(current_platform()?)[1]);
+    assert!(
+        first
+            .server
+            .env
+            .contains(&(HARNESS_VARIABLE.to_owned(), harness.display().to_string()))
+    );
+    let second = installer.ensure().await?;
+    assert_eq!(second.outcome, InstallOutcome::Reused);
+    assert_eq!(host.hits.load(Ordering::SeqCst), 1);
+    let receipt = Receipt::read(&current)?;
+    assert_eq!(receipt.version, "1.3.0");
+    assert_eq!(
+        receipt.archive_sha256,
+        hex::encode(sha2::Sha256::digest(&bytes))
+    );
+    assert_eq!(receipt.digest_checked_against, "override");
+    Ok(())
+}
+
+/// The launch-time check trusts a file whose size, mode, inode and mtime are unchanged
+/// (hashing a 926 MB server at every launch costs seconds); `verify` hashes everything.
+#[tokio::test]
+async fn a_flip_with_its_mtime_restored_is_found_by_verify() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\necho one\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &cmd)?,
+        &bytes,
+    ))?;
+    installer.ensure().await?;
+    assert!(installer.verify().await.differences.is_empty());
+    let harness = cache
+        .path()
+        .join(CURRENT_DIR)
+        .join(required_members(current_platform()?)[1]);
+    let modified = std::fs::metadata(&harness)?.modified()?;
+    let mut file = std::fs::File::options().write(true).open(&harness)?;
+    file.write_all(b"H")?;
+    file.set_modified(modified)?;
+    drop(file);
+    let report = installer.verify().await;
+    assert_eq!(report.differences.len(), 1, "{:?}", report.differences);
+    assert!(
+        report.differences[0].contains("SHA-256"),
+        "{:?}",
+        report.differences
+    );
+    // verify changed nothing: the damage is still there for the next check to see.
+    assert_eq!(std::fs::read(&harness)?.first(), Some(&b'H'));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_changed_mtime_makes_the_quick_check_hash_and_repair() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\necho two\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &cmd)?,
+        &bytes,
+    ))?;
+    installer.ensure().await?;
+    let harness = cache
+        .path()
+        .join(CURRENT_DIR)
+        .join(required_members(current_platform()?)[1]);
+    let mut file = std::fs::File::options().write(true).open(&harness)?;
+    file.write_all(b"H")?;
+    drop(file);
+    let report = installer.ensure().await?;
+    assert!(
+        matches!(report.outcome, InstallOutcome::Repaired { .. }),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(host.hits.load(Ordering::SeqCst), 2);
+    assert!(installer.verify().await.differences.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn nothing_is_fetched_or_written_before_ensure() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\n")?;
+    let host = serve(bytes.clone()).await?;
+    let root = tempfile::tempdir()?;
+    let cache = root.path().join("cache");
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(&cache, registry_for(&host.url, &cmd)?, &bytes))?;
+    assert!(!cache.exists());
+    assert_eq!(host.hits.load(Ordering::SeqCst), 0);
+    drop(installer);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_launch_command_outside_the_archive_root_is_refused() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    for cmd in [
+        "../agy_acp_server.par",
+        "/bin/sh",
+        "./sub/agy_acp_server.par",
+        "./other",
+    ] {
+        let installer = Installer::new(options_for(
+            cache.path(),
+            registry_for(&host.url, cmd)?,
+            &bytes,
+        ))?;
+        let result = installer.ensure().await;
+        assert!(
+            matches!(result, Err(InstallError::BadLaunchCommand(_))),
+            "{cmd}: {result:?}"
+        );
+    }
+    assert_eq!(
+        host.hits.load(Ordering::SeqCst),
+        0,
+        "nothing may be fetched for a bad cmd"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_malformed_override_is_refused_up_front() {
+    let options = InstallOptions {
+        sha256_override: Some("xyz".into()),
+        cache_dir: Some(std::env::temp_dir()),
+        ..InstallOptions::default()
+    };
+    assert!(matches!(
+        Installer::new(options),
+        Err(InstallError::BadDigest(_))
+    ));
+}

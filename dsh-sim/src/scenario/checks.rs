@@ -83,6 +83,20 @@ impl Check for Expectations {
     }
 }
 
+/// `deserialize_with` helper for `known_failure`: the reason must say something.
+pub(super) fn known_failure<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let reason = Option::<String>::deserialize(deserializer)?;
+    if reason.as_deref().is_some_and(|text| text.trim().is_empty()) {
+        return Err(de::Error::custom(
+            "`known_failure` needs a reason and a tracking note",
+        ));
+    }
+    Ok(reason)
+}
+
 /// `deserialize_with` helper for `fake:`: the fake's own script checks (model catalogue,
 /// expectations after calls, ...), reported at the `fake:` node.
 pub(super) fn checked_script<'de, D>(

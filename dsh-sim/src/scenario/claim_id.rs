@@ -41,6 +41,20 @@ impl<'de> Deserialize<'de> for ClaimId {
     }
 }
 
+impl schemars::JsonSchema for ClaimId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ClaimId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A claim ID: C01..C73 for the design's claims, B01..B05 beyond it.",
+            "type": "string",
+            "enum": all_claim_ids(),
+        })
+    }
+}
+
 /// Whether `text` is exactly one of the known claim IDs.
 pub fn is_claim_id(text: &str) -> bool {
     let (last, digits) = match text.split_at_checked(1) {

@@ -2,12 +2,13 @@
 //! runner serves on loopback, how it serves them, the pin the installer is told, and the
 //! state the cache is put in before the chat; plus `expect.install`.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// How the runner provisions the server for this scenario. With it, the adapter runs
 /// the *installed* server (the served archive, whose server member launches the fake)
 /// instead of the fake command.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InstallScript {
     /// The archive the registry points at (default `good`).
@@ -52,7 +53,7 @@ fn default_true() -> bool {
 }
 
 /// The archive the runner builds and serves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ArchiveKind {
     /// The server (a script launching the fake), the harness and a sibling runtime file.
@@ -77,7 +78,7 @@ pub enum ArchiveKind {
 }
 
 /// The registry document the runner serves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RegistryKind {
     /// The published 1.3.0 entry, its archive URL pointed at the runner.
@@ -96,7 +97,7 @@ pub enum RegistryKind {
 }
 
 /// How the archive URL answers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ServeKind {
     /// 200 with the whole archive.
@@ -113,7 +114,7 @@ pub enum ServeKind {
 }
 
 /// The digest the installer is told.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PinKind {
     /// `--sha256` with the served archive's digest, as for a mirror.
@@ -126,7 +127,7 @@ pub enum PinKind {
 }
 
 /// The registry entry's own `sha256`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RegistryDigest {
     /// None (as the real entry).
@@ -139,7 +140,7 @@ pub enum RegistryDigest {
 }
 
 /// One change to a good install before the chat.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheStep {
     /// Flip one byte in the middle of this installed file (same size).
@@ -159,7 +160,7 @@ pub enum CacheStep {
 }
 
 /// What must hold of the install.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InstallExpectation {
     /// Archive requests the runner's server answered, over the whole scenario.
@@ -174,7 +175,7 @@ pub struct InstallExpectation {
 }
 
 /// What the chat's first launch did with the install.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum InstallOutcomeKind {
     /// There was none; one was made.

@@ -1,0 +1,279 @@
+//! Archive validation and extraction on real ZIP files written to disk: a good archive
+//! extracts with its modes, digests and sibling files; every hostile shape is refused
+//! before a single file is written.
+
+use std::io::Write;
+use std::path::Path;
+
+use zip::ZipWriter;
+use zip::write::SimpleFileOptions;
+
+use super::*;
+
+const MEMBERS: [&str; 2] = ["agy_acp_server.par", "localharness_external"];
+
+type Entry<'a> = (&'a str, &'a [u8], u32);
+
+fn options(mode: u32) -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .unix_permissions(mode)
+}
+
+fn write_zip(path: &Path, entries: &[Entry<'_>]) -> crate::TestResult {
+    let mut zip = ZipWriter::new(std::fs::File::create(path)?);
+    for (name, content, mode) in entries {
+        zip.start_file(*name, options(*mode))?;
+        zip.write_all(content)?;
+    }
+    zip.finish()?;
+    Ok(())
+}
+
+fn good() -> Vec<Entry<'static>> {
+    vec![
+        ("agy_acp_server.par", b"#!/bin/sh\necho server\n", 0o775),
+        ("localharness_external", b"harness", 0o644),
+        ("lib/runtime.txt", b"sibling", 0o600),
+    ]
+}
+
+/// Extracts `entries` into a fresh directory; returns the result and whether the
+/// directory is still empty.
+type Extraction = (
+    Result<Vec<ExtractedFile>, InstallError>,
+    bool,
+    tempfile::TempDir,
+);
+
+fn extract(
+    entries: &[Entry<'_>],
+    limits: &ArchiveLimits,
+) -> Result<Extraction, Box<dyn std::error::Error + Send + Sync>> {
+    let dir = tempfile::tempdir()?;
+    let archive = dir.path().join("a.zip");
+    let dest = dir.path().join("dest");
+    write_zip(&archive, entries)?;
+    std::fs::create_dir(&dest)?;
+    let result = extract_checked(&archive, &dest, &MEMBERS, limits, &mut |_| {});
+    let empty = std::fs::read_dir(&dest)?.next().is_none();
+    Ok((result, empty, dir))
+}
+
+fn refused_untouched(
+    entries: &[Entry<'_>],
+    limits: &ArchiveLimits,
+    why: &str,
+) -> crate::TestResult {
+    let (result, empty, _dir) = extract(entries, limits)?;
+    match result {
+        Err(InstallError::UnsafeArchive(message)) => {
+            assert!(message.contains(why), "{message:?} does not say {why:?}");
+        }
+        other => return Err(format!("expected a refusal naming {why:?}, got {other:?}").into()),
+    }
+    assert!(empty, "a file was written before the archive was refused");
+    Ok(())
+}
+
+#[test]
+fn a_good_archive_keeps_siblings_and_masks_modes() -> crate::TestResult {
+    let (result, _, dir) = extract(&good(), &ArchiveLimits::default())?;
+    let files = result?;
+    let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "agy_acp_server.par",
+            "localharness_external",
+            "lib/runtime.txt"
+        ]
+    );
+    let modes: Vec<u32> = files.iter().map(|f| f.mode).collect();
+    // 0775 → 0755; the harness is a required member, so executable; 0600 → 0644.
+    assert_eq!(modes, [0o755, 0o755, 0o644]);
+    assert_eq!(
+        files[0].sha256,
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+            b"#!/bin/sh\necho server\n"
+        ))
+    );
+    let sibling = std::fs::read(dir.path().join("dest/lib/runtime.txt"))?;
+    assert_eq!(sibling, b"sibling");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("dest/agy_acp_server.par"))?
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    Ok(())
+}
+
+#[test]
+fn paths_that_leave_the_directory_are_refused() -> crate::TestResult {
+    let limits = ArchiveLimits::default();
+    for (name, why) in [
+        ("../evil", "`..`"),
+        ("a/../../evil", "`..`"),
+        ("/etc/evil", "absolute"),
+        ("C:/evil", "drive-letter"),
+        ("a\\..\\evil", "backslash"),
+        ("a//b", "empty"),
+    ] {
+        let mut entries = good();
+        entries.push((name, b"x", 0o644));
+        refused_untouched(&entries, &limits, why)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn names_equal_after_case_or_unicode_folding_are_duplicates() -> crate::TestResult {
+    let limits = ArchiveLimits::default();
+    let mut entries = good();
+    entries.push(("AGY_ACP_SERVER.PAR", b"x", 0o644));
+    refused_untouched(&entries, &limits, "duplicates")?;
+    let mut entries = good();
+    entries.push(("caf\u{e9}", b"x", 0o644));
+    entries.push(("cafe\u{301}", b"y", 0o644));
+    refused_untouched(&entries, &limits, "duplicates")?;
+    Ok(())
+}
+
+#[test]
+fn a_symlink_entry_is_refused() -> crate::TestResult {
+    let dir = tempfile::tempdir()?;
+    let archive = dir.path().join("a.zip");
+    let mut zip = ZipWriter::new(std::fs::File::create(&archive)?);
+    for (name, content, mode) in good() {
+        zip.start_file(name, options(mode))?;
+        zip.write_all(content)?;
+    }
+    zip.add_symlink("link", "/etc", options(0o777))?;
+    zip.finish()?;
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest)?;
+    let result = extract_checked(
+        &archive,
+        &dest,
+        &MEMBERS,
+        &ArchiveLimits::default(),
+        &mut |_| {},
+    );
+    assert!(
+        matches!(&result, Err(InstallError::UnsafeArchive(m)) if m.contains("link")),
+        "{result:?}"
+    );
+    assert_eq!(std::fs::read_dir(&dest)?.count(), 0);
+    Ok(())
+}
+
+#[test]
+fn declared_sizes_entry_counts_and_ratios_are_capped() -> crate::TestResult {
+    let big = vec![7u8; 2048];
+    let mut entries = good();
+    entries.push(("big.bin", &big, 0o644));
+    let tight = ArchiveLimits {
+        max_entry_bytes: 2047,
+        ..ArchiveLimits::default()
+    };
+    refused_untouched(&entries, &tight, "declares 2048 bytes")?;
+    let total = ArchiveLimits {
+        max_total_bytes: 2048,
+        ..ArchiveLimits::default()
+    };
+    refused_untouched(&entries, &total, "more than 2048 bytes in all")?;
+    let few = ArchiveLimits {
+        max_entries: 3,
+        ..ArchiveLimits::default()
+    };
+    refused_untouched(&entries, &few, "4 entries")?;
+    let zeros = vec![0u8; 4 * 1024 * 1024];
+    let mut bomb = good();
+    bomb.push(("bomb.bin", &zeros, 0o644));
+    refused_untouched(&bomb, &ArchiveLimits::default(), "ratio above 100")?;
+    Ok(())
+}
+
+#[test]
+fn the_default_limits_fit_the_real_archive_and_no_more() {
+    let limits = ArchiveLimits::default();
+    assert_eq!(limits.max_archive_bytes, 1_073_741_824);
+    assert_eq!(limits.max_entry_bytes, 2_147_483_648);
+    assert_eq!(limits.max_total_bytes, 4_294_967_296);
+    assert_eq!(limits.max_entries, 64);
+    assert_eq!(limits.max_compression_ratio, 100);
+    // The real 1.3.0 linux-x86_64 archive: 333,727,150 bytes holding a 926,533,965-byte
+    // server (ratio about 2.8).
+    assert!(333_727_150 <= limits.max_archive_bytes);
+    assert!(926_533_965 <= limits.max_entry_bytes);
+}
+
+#[test]
+fn a_missing_member_is_named() -> crate::TestResult {
+    let entries: Vec<Entry<'_>> = good()
+        .into_iter()
+        .filter(|e| e.0 != "localharness_external")
+        .collect();
+    refused_untouched(
+        &entries,
+        &ArchiveLimits::default(),
+        "`localharness_external` is missing",
+    )?;
+    Ok(())
+}
+
+#[test]
+fn a_member_that_is_a_directory_does_not_count() -> crate::TestResult {
+    let mut entries: Vec<Entry<'_>> = good()
+        .into_iter()
+        .filter(|e| e.0 != "localharness_external")
+        .collect();
+    entries.push(("localharness_external/", b"", 0o755));
+    refused_untouched(&entries, &ArchiveLimits::default(), "missing")?;
+    Ok(())
+}
+
+#[test]
+fn an_entry_larger_than_it_declares_is_caught_while_reading() -> crate::TestResult {
+    let dir = tempfile::tempdir()?;
+    let archive = dir.path().join("a.zip");
+    write_zip(&archive, &good())?;
+    // Make the harness declare 3 bytes in both headers while its data holds 7.
+    let mut bytes = std::fs::read(&archive)?;
+    let name = b"localharness_external";
+    let mut patched = 0;
+    for at in 0..bytes.len().saturating_sub(46) {
+        let (size_at, len_at, header) = match bytes[at..at + 4] {
+            [0x50, 0x4b, 0x03, 0x04] => (22, 26, 30),
+            [0x50, 0x4b, 0x01, 0x02] => (24, 28, 46),
+            _ => continue,
+        };
+        let len = usize::from(u16::from_le_bytes([
+            bytes[at + len_at],
+            bytes[at + len_at + 1],
+        ]));
+        if bytes.get(at + header..at + header + len) == Some(name.as_slice()) {
+            bytes[at + size_at..at + size_at + 4].copy_from_slice(&3u32.to_le_bytes());
+            patched += 1;
+        }
+    }
+    assert_eq!(patched, 2);
+    std::fs::write(&archive, bytes)?;
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest)?;
+    let result = extract_checked(
+        &archive,
+        &dest,
+        &MEMBERS,
+        &ArchiveLimits::default(),
+        &mut |_| {},
+    );
+    assert!(
+        matches!(result, Err(InstallError::UnsafeArchive(_))),
+        "{result:?}"
+    );
+    Ok(())
+}

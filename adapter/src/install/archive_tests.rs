@@ -1,1 +1,0 @@
-//! Archive validation tests on real ZIP files.

@@ -1,0 +1,105 @@
+//! The scenario format's JSON Schema, generated from the Rust types (schemars) and
+//! committed as `scenarios/scenario.schema.json`, so editors complete and check keys. The
+//! strict parser stays the judge; the schema is its editor-side mirror (a test keeps the
+//! committed file current, and every scenario names it in its first line).
+
+use antigravity_acp::contract::{FinishReason, LlmErrorCode};
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator, json_schema};
+
+use super::Scenario;
+
+/// The committed schema's file name, in the `scenarios/` folder.
+pub const SCHEMA_FILE_NAME: &str = "scenario.schema.json";
+
+/// How every scenario file's first line starts; the schema's path relative to the
+/// scenario's folder follows (`../scenario.schema.json` for `scenarios/AREA/NAME.yaml`).
+pub const SCHEMA_LINE_PREFIX: &str = "# yaml-language-server: $schema=";
+
+/// The schema of a scenario file, pretty JSON ending with a newline (draft-07, which
+/// every YAML language server reads).
+pub fn scenario_schema_json() -> String {
+    let mut schema = SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<Scenario>();
+    schema.insert(
+        "title".to_owned(),
+        "antigravity-acp dsh-sim scenario".into(),
+    );
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The adapter's finish reasons, as scenarios spell them (`expect.finish`).
+pub(super) fn finish_reason(_: &mut SchemaGenerator) -> Schema {
+    let every = [
+        FinishReason::Stop,
+        FinishReason::ToolCalls,
+        FinishReason::Length,
+        FinishReason::Refusal,
+        FinishReason::Cancelled,
+    ];
+    // A new reason fails to compile here, reminding whoever adds it to list it above.
+    let _listed = |reason: FinishReason| match reason {
+        FinishReason::Stop
+        | FinishReason::ToolCalls
+        | FinishReason::Length
+        | FinishReason::Refusal
+        | FinishReason::Cancelled => (),
+    };
+    string_enum(
+        "The finish reason of the last run.",
+        every.iter().filter_map(|r| serde_json::to_value(r).ok()),
+    )
+}
+
+/// The adapter's `LlmError` codes, as scenarios spell them (`expect.error`).
+pub(super) fn llm_error_code(_: &mut SchemaGenerator) -> Schema {
+    use LlmErrorCode as C;
+    let every = [
+        C::AuthRequired,
+        C::ServerUnavailable,
+        C::ServerError,
+        C::ModelUnavailable,
+        C::InvalidHistory,
+        C::InvalidToolDefinition,
+        C::UnsupportedInput,
+        C::UnsupportedOption,
+        C::Timeout,
+        C::Busy,
+        C::NativeToolRejected,
+        C::Disposed,
+        C::Internal,
+        C::InstallFailed,
+    ];
+    // A new code fails to compile here, reminding whoever adds it to list it above.
+    let _listed = |code: C| match code {
+        C::AuthRequired
+        | C::ServerUnavailable
+        | C::ServerError
+        | C::ModelUnavailable
+        | C::InvalidHistory
+        | C::InvalidToolDefinition
+        | C::UnsupportedInput
+        | C::UnsupportedOption
+        | C::Timeout
+        | C::Busy
+        | C::NativeToolRejected
+        | C::Disposed
+        | C::Internal
+        | C::InstallFailed => (),
+    };
+    string_enum(
+        "The LlmError code the last run must fail with.",
+        every.iter().map(|code| code.as_str().into()),
+    )
+}
+
+fn string_enum(description: &str, values: impl Iterator<Item = serde_json::Value>) -> Schema {
+    json_schema!({
+        "description": description,
+        "type": "string",
+        "enum": values.collect::<Vec<_>>(),
+    })
+}
