@@ -16,6 +16,7 @@
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
 //! - [`provision`]: install scenarios: the served registry and archive, the cache's
 //!   starting state, and the judge of the install.
+//! - [`bench_install`]: what the installer's checks cost (`dsh-sim bench-install`).
 //! - [`install_cli`]: `dsh-sim install` (install, repair or verify the pinned server).
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
 //! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
@@ -26,6 +27,7 @@
 pub mod agent_loop;
 pub mod artifacts;
 pub mod bench;
+pub mod bench_install;
 pub mod bridge_session;
 pub mod claims;
 pub mod discover;

@@ -68,6 +68,19 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         chunks: usize,
     },
+    /// Measure the installer on an archive the size of the real one: the first install,
+    /// the launch-time check, a check that must hash the server, a full verify.
+    BenchInstall {
+        /// The server member's size in MiB (the real 1.3.0 linux-x86_64 one: 884 MiB).
+        #[arg(long, default_value_t = 884)]
+        server_mib: usize,
+        /// The harness member's size in MiB (the real one: 124 MiB).
+        #[arg(long, default_value_t = 124)]
+        harness_mib: usize,
+        /// Runs of each check.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
@@ -140,6 +153,42 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::BenchInstall {
+            server_mib,
+            harness_mib,
+            runs,
+        } => {
+            init_logging();
+            let figures = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(anyhow::Error::from)
+                .and_then(|runtime| {
+                    runtime.block_on(dsh_sim::bench_install::run_install_bench(
+                        server_mib,
+                        harness_mib,
+                        runs,
+                    ))
+                });
+            match figures {
+                Ok(figures) => {
+                    println!(
+                        "install of a {server_mib} MiB server and a {harness_mib} MiB harness:"
+                    );
+                    for figure in figures {
+                        println!(
+                            "{:<60} {:>4} runs  median {:>10.3?}",
+                            figure.name, figure.runs, figure.median
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Install {
             registry,
             cache,

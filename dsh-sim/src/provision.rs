@@ -20,12 +20,15 @@ use antigravity_acp::install::{
 };
 use sha2::{Digest, Sha256};
 
-pub use archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX, SERVER_MEMBER, SIBLING_MEMBER};
+pub use archive_builder::{
+    BuiltArchive, HARNESS_MEMBER, PLANTED_PREFIX, SERVER_MEMBER, SIBLING_MEMBER,
+    build as build_archive,
+};
+pub use cache_steps::registry_document;
 pub use judge::judge_install;
+pub use registry_server::RegistryServer;
 
 use crate::scenario::{InstallScript, PinKind};
-use archive_builder::BuiltArchive;
-use registry_server::RegistryServer;
 
 /// A scenario's provisioning: the registry host, the cache and what the adapter did.
 pub struct Provisioning {
