@@ -14,8 +14,8 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, PromptRequest, SessionId, StopReason,
 };
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
@@ -58,7 +58,8 @@ struct TurnResources {
     process: Option<ManagedProcess>,
     acp: Option<AcpConnection>,
     session: Option<SessionId>,
-    prompt_task: Option<JoinHandle<()>>,
+    /// The task awaiting `session/prompt`; aborted if the turn is dropped mid-way.
+    prompt_task: Option<AbortOnDropHandle<()>>,
 }
 
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
@@ -163,7 +164,7 @@ async fn start(
     };
     let cx = acp.cx().clone();
     let request = PromptRequest::new(session, spec.prompt.clone());
-    resources.prompt_task = Some(tokio::spawn(async move {
+    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(async move {
         let result = cx
             .send_request(request)
             .block_task()
@@ -171,8 +172,10 @@ async fn start(
             .map(|response| response.stop_reason)
             .map_err(|e| AdapterError::remote("session/prompt", &e));
         // The turn may already be tearing down; then nobody needs the answer.
-        let _ = events.send(ServerEvent::PromptDone(result)).await;
-    }));
+        if events.send(ServerEvent::PromptDone(result)).await.is_err() {
+            tracing::debug!("the prompt ended after its turn stopped listening");
+        }
+    })));
     Ok(())
 }
 

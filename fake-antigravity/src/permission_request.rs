@@ -55,7 +55,8 @@ pub async fn request_permission(
         .send_request(UntypedMessage::new("session/request_permission", params)?);
     let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
     ctx.cx.spawn(async move {
-        let _ = answer_tx.send(sent.block_task().await);
+        // The waiting side may have given up (a cancelled prompt): then nobody reads it.
+        let _nobody_waits = answer_tx.send(sent.block_task().await);
         Ok(())
     })?;
     let answer = tokio::select! {
