@@ -1,12 +1,15 @@
 //! One turn: a managed server process, its ACP session, the private bridge (when DSH
 //! offers tools) and the event loop that streams to DSH across tool rounds. A turn owns
 //! everything it starts and tears all of it down, in a fixed order, however it ends.
+//! The crate's `concepts` page explains the words used here and draws the phases.
 
 mod blocks;
 mod driver;
+mod ends;
 mod exchange;
 mod prompt;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,8 +28,9 @@ use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
 use crate::error::AdapterError;
-use crate::server::{ManagedProcess, ScratchDir};
-use driver::{Outcome, TurnLoop};
+use crate::server::{ManagedProcess, ScratchDir, ServerPipes};
+use driver::TurnLoop;
+use ends::{Outcome, TurnEnds};
 
 /// How many server events may wait for the turn before the server is held back.
 const EVENT_CAPACITY: usize = 256;
@@ -62,8 +66,35 @@ struct TurnResources {
     prompt_task: Option<AbortOnDropHandle<()>>,
 }
 
+/// How a turn reaches its server.
+pub(crate) enum ServerLink {
+    /// A managed subprocess, spoken to over its stdio.
+    Process(Box<(ManagedProcess, ServerPipes)>),
+    /// Any pair of byte streams (to the server, from the server): the driver tests
+    /// connect the fake's in-process `serve()` over a duplex.
+    #[cfg(test)]
+    Streams(
+        Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+        Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+    ),
+}
+
+/// Starts the configured server as a managed subprocess in `cwd`.
+fn spawn_server(config: &AdapterConfig, cwd: &Path) -> Result<ServerLink, AdapterError> {
+    let (process, pipes) = ManagedProcess::spawn(&config.server, cwd)?;
+    Ok(ServerLink::Process(Box::new((process, pipes))))
+}
+
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
 pub(crate) async fn run_turn(spec: TurnSpec) {
+    run_turn_with(spec, spawn_server).await;
+}
+
+/// Runs a turn whose server `launch` starts (in the turn's scratch directory).
+pub(crate) async fn run_turn_with<L>(spec: TurnSpec, launch: L)
+where
+    L: FnOnce(&AdapterConfig, &Path) -> Result<ServerLink, AdapterError>,
+{
     let close = spec.provider.child_token();
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (calls_tx, calls) = mpsc::channel(crate::bridge::MAX_PENDING_CALLS);
@@ -71,27 +102,28 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     // The first model segment runs from here: start-up and the first answer share its
     // bound.
     let segment_started = tokio::time::Instant::now();
-    let started = tokio::select! {
-        biased;
-        () = spec.provider.cancelled() => Err(Outcome::Disposed),
-        () = spec.abort.cancelled() => Err(Outcome::Cancelled),
-        () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
-        started = tokio::time::timeout(
-            spec.config.timeout,
-            start(&spec, &mut resources, events_tx, calls_tx, &close),
-        ) => match started {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(Outcome::Failed(error)),
-            Err(_) => Err(Outcome::Failed(AdapterError::Timeout("starting the server session"))),
-        },
+    let ends = TurnEnds {
+        provider: spec.provider.clone(),
+        close: close.clone(),
+        abort: spec.abort.clone(),
+    };
+    let starting = tokio::time::timeout(
+        spec.config.timeout,
+        start(&spec, &mut resources, events_tx, calls_tx, &close, launch),
+    );
+    let started = match ends.or_end(Some(&spec.sink), starting).await {
+        Ok(Ok(Ok(()))) => Ok(()),
+        Ok(Ok(Err(error))) => Err(Outcome::Failed(error)),
+        Ok(Err(_elapsed)) => Err(Outcome::Failed(AdapterError::Timeout(
+            "starting the server session",
+        ))),
+        Err(outcome) => Err(outcome),
     };
     let TurnSpec {
         config,
         fingerprint,
         history,
         sink,
-        abort,
-        provider,
         registry,
         id,
         permit,
@@ -100,10 +132,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     let mut turn = TurnLoop::new(
         driver::TurnLoopParts {
             events,
-            calls,
-            abort,
-            provider,
-            close,
+            ends,
             registry: registry.clone(),
             id,
             fingerprint,
@@ -112,6 +141,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
             tool_timeout: config.tool_timeout,
             segment_started,
         },
+        calls,
         sink,
     );
     let outcome = match started {
@@ -134,13 +164,17 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
 }
 
 /// Starts the bridge, the server and the session, then sends the prompt.
-async fn start(
+async fn start<L>(
     spec: &TurnSpec,
     resources: &mut TurnResources,
     events: mpsc::Sender<ServerEvent>,
     calls: mpsc::Sender<ParkedCall>,
     close: &CancellationToken,
-) -> Result<(), AdapterError> {
+    launch: L,
+) -> Result<(), AdapterError>
+where
+    L: FnOnce(&AdapterConfig, &Path) -> Result<ServerLink, AdapterError>,
+{
     let scratch = ScratchDir::create(spec.config.scratch_root.as_deref())?;
     let cwd = scratch.path().to_path_buf();
     resources.scratch = Some(scratch);
@@ -152,9 +186,17 @@ async fn start(
         identity = Some(bridge.identity().clone());
         resources.bridge = Some(bridge);
     }
-    let (process, pipes) = ManagedProcess::spawn(&spec.config.server, &cwd)?;
-    resources.process = Some(process);
-    let acp = AcpConnection::connect(pipes, identity, events.clone()).await?;
+    let acp = match launch(&spec.config, &cwd)? {
+        ServerLink::Process(launched) => {
+            let (process, pipes) = *launched;
+            resources.process = Some(process);
+            AcpConnection::connect(pipes, identity, events.clone()).await?
+        }
+        #[cfg(test)]
+        ServerLink::Streams(to_server, from_server) => {
+            AcpConnection::connect_streams(to_server, from_server, identity, events.clone()).await?
+        }
+    };
     let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;
     resources.acp = Some(acp);
     let session = session?;
@@ -275,3 +317,6 @@ async fn deliver_terminal(sink: &PartSender, outcome: Outcome, grace: Duration) 
 async fn timed(grace: Duration, send: impl Future<Output = bool>) -> bool {
     tokio::time::timeout(grace, send).await.unwrap_or(false)
 }
+
+#[cfg(test)]
+mod tests;
