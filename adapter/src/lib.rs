@@ -39,4 +39,4 @@ pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};
 
 /// What unit tests return, so they use `?` instead of `unwrap`.
 #[cfg(test)]
-pub(crate) type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+pub(crate) use test_support::TestResult;

@@ -9,9 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::TestResult;
 use crate::contract::ToolDefinition;
-
-/// The error type of these tests' fallible steps.
-type Failure = Box<dyn std::error::Error + Send + Sync>;
+use test_support::Failure;
 
 const BOUND: Duration = Duration::from_secs(10);
 

@@ -217,16 +217,22 @@ mod tests {
         Ok(())
     }
 
+    fn image(media: &str) -> Message {
+        Message::User(vec![UserPart::Binary(BinaryPart {
+            media_type: media.into(),
+            data_base64: "AAAA".into(),
+        })])
+    }
+
     #[test]
-    fn images_project_and_other_binaries_fail() -> crate::TestResult {
-        let image = |media: &str| {
-            Message::User(vec![UserPart::Binary(BinaryPart {
-                media_type: media.into(),
-                data_base64: "AAAA".into(),
-            })])
-        };
+    fn images_travel_as_image_blocks() -> crate::TestResult {
         let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None)?;
         assert!(matches!(blocks[1], ContentBlock::Image(_)));
+        Ok(())
+    }
+
+    #[test]
+    fn other_binaries_fail_as_unsupported_input() -> crate::TestResult {
         let error = build_prompt(&request(vec![image("application/pdf")], vec![]), None)
             .err()
             .ok_or("a PDF was projected")?;

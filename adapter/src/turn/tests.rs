@@ -14,9 +14,7 @@ use crate::TestResult;
 use crate::contract::{
     GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
 };
-
-/// The error type of these tests' fallible steps.
-type Failure = Box<dyn std::error::Error + Send + Sync>;
+use test_support::Failure;
 
 /// A bound in virtual time: far beyond every timeout the tests configure.
 const BOUND: Duration = Duration::from_secs(24 * 3600);
