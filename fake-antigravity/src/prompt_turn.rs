@@ -1,8 +1,8 @@
-//! `session/prompt` (research §8, §12): runs in a task of its own, never in the dispatch
-//! loop. It picks the scripted turn for the prompt's text, streams the steps as
-//! `session/update`s, and answers `{"stopReason": …}`. A `session/cancel` notification
-//! stops the steps at the next boundary (abandoning a pending permission request or MCP
-//! call) and the prompt answers `cancelled`.
+//! `session/prompt` (docs/antigravity-1.3.0.md §8, §12): runs in a task of its own, never
+//! in the dispatch loop. It picks the scripted turn for the prompt's text, streams the
+//! steps as `session/update`s, and answers `{"stopReason": …}`. A `session/cancel`
+//! notification stops the steps at the next boundary (abandoning a pending permission
+//! request or MCP call) and the prompt answers `cancelled`.
 
 use std::sync::Arc;
 
