@@ -14,7 +14,7 @@ use crate::TestResult;
 use crate::contract::{
     GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
 };
-use test_support::Failure;
+use test_support::{Failure, within};
 
 /// A bound in virtual time: far beyond every timeout the tests configure.
 const BOUND: Duration = Duration::from_secs(24 * 3600);
@@ -110,7 +110,7 @@ impl Running {
     async fn read_to_terminal(&mut self) -> Result<Vec<StreamPart>, Failure> {
         let mut parts = Vec::new();
         loop {
-            match tokio::time::timeout(BOUND, self.stream.recv()).await? {
+            match within(BOUND, "the next part", self.stream.recv()).await? {
                 Some(Ok(part @ StreamPart::Finish { .. })) => {
                     parts.push(part);
                     return Ok(parts);
@@ -125,7 +125,7 @@ impl Running {
     /// Waits for the turn task to end, and says how long that took in virtual time.
     async fn ended_after(self) -> Result<(Duration, Arc<ExchangeRegistry>), Failure> {
         let started = Instant::now();
-        tokio::time::timeout(BOUND, self.turn).await??;
+        within(BOUND, "the turn's end", self.turn).await??;
         Ok((started.elapsed(), self.registry))
     }
 }
@@ -164,7 +164,7 @@ turns:
     let started = Instant::now();
     let mut running = start_turn(script, request("think forever", vec![]))?;
     let error = loop {
-        match tokio::time::timeout(BOUND, running.stream.recv()).await? {
+        match within(BOUND, "the next part", running.stream.recv()).await? {
             Some(Ok(_)) => {}
             Some(Err(error)) => break error,
             None => return Err("the stream ended without an error".into()),
