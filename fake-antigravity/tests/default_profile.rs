@@ -228,7 +228,7 @@ async fn unknown_methods_are_not_found() {
 
 #[tokio::test]
 async fn session_list_answers_without_sessions() {
-    let mut fake = start_fake(&[], &[]).await;
+    let fake = start_fake(&[], &[]).await;
     assert_eq!(
         fake.request("session/list", json!({})).await.unwrap(),
         json!({"sessions": []})
