@@ -81,7 +81,7 @@ async fn resume_does_not_replay() {
 
 #[tokio::test]
 async fn an_unknown_session_id_is_not_found() {
-    let mut fake = start_fake(&[], &[]).await;
+    let fake = start_fake(&[], &[]).await;
     let missing = fake
         .request(
             "session/resume",
