@@ -18,8 +18,8 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use catalog::ToolCatalog;
 pub(crate) use handler::MAX_PENDING_CALLS;
@@ -48,15 +48,17 @@ pub(crate) struct BridgeIdentity {
     pub(crate) tools: HashSet<String>,
 }
 
-/// A running bridge.
+/// A running bridge. It owns its serve task and both tokens: dropping the bridge without
+/// [`Bridge::close`] (a panicking turn, say) still settles parked calls, cancels rmcp's
+/// token and aborts the task, which releases the port.
 #[derive(Debug)]
 pub(crate) struct Bridge {
     address: SocketAddr,
     token: String,
     identity: BridgeIdentity,
-    closing: CancellationToken,
-    service_stop: CancellationToken,
-    task: JoinHandle<()>,
+    closing: DropGuard,
+    service_stop: DropGuard,
+    task: AbortOnDropHandle<()>,
 }
 
 /// 32 random bytes from the operating system, hex-encoded.
@@ -115,20 +117,20 @@ impl Bridge {
             .route_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(policy, guard::guard));
         let shutdown = closing.clone();
-        let task = tokio::spawn(async move {
+        let task = AbortOnDropHandle::new(tokio::spawn(async move {
             let served = axum::serve(listener, app)
                 .with_graceful_shutdown(async move { shutdown.cancelled().await })
                 .await;
             if let Err(error) = served {
                 tracing::warn!(kind = ?error.kind(), "the MCP bridge stopped serving");
             }
-        });
+        }));
         Ok(Self {
             address,
             token,
             identity,
-            closing,
-            service_stop,
+            closing: closing.drop_guard(),
+            service_stop: service_stop.drop_guard(),
             task,
         })
     }
@@ -153,14 +155,17 @@ impl Bridge {
     /// Stops serving: parked requests are answered with an error result, the port is
     /// released.
     pub(crate) async fn close(self) {
-        self.closing.cancel();
+        // Dropping the guard cancels `closing`: parked calls are answered, serving winds
+        // down gracefully.
+        drop(self.closing);
         let mut task = self.task;
         if tokio::time::timeout(CLOSE_GRACE, &mut task).await.is_err() {
             task.abort();
             // An aborted task resolves at once; its result says only that it was aborted.
             let _aborted = task.await;
         }
-        self.service_stop.cancel();
+        // Dropping the guard cancels rmcp's token, after in-flight calls were answered.
+        drop(self.service_stop);
     }
 }
 

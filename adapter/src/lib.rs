@@ -7,6 +7,9 @@
 //! (or denies it) and the result flows back to the parked MCP request. The adapter runs
 //! no tool itself.
 //!
+//! Start with [`concepts`]: turn, segment, exchange, claim, continuation, settle and
+//! release, the teardown order and a diagram.
+//!
 //! Map of the crate (each module's doc says what it owns):
 //! - [`contract`]: the host contract DSH offers plugins (`LlmAdapter`, requests, streams).
 //! - [`register`]: the plugin entry that mounts the adapter as DSH's primary adapter.
@@ -25,6 +28,7 @@
 
 mod acp;
 mod bridge;
+pub mod concepts;
 pub mod config;
 pub mod contract;
 mod error;
@@ -43,4 +47,4 @@ pub use standalone_bridge::{BridgeAnswer, BridgeTool, StandaloneBridge};
 
 /// What unit tests return, so they use `?` instead of `unwrap`.
 #[cfg(test)]
-pub(crate) type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+pub(crate) use test_support::TestResult;

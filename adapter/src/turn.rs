@@ -1,12 +1,15 @@
 //! One turn: a managed server process, its ACP session, the private bridge (when DSH
 //! offers tools) and the event loop that streams to DSH across tool rounds. A turn owns
 //! everything it starts and tears all of it down, in a fixed order, however it ends.
+//! The crate's `concepts` page explains the words used here and draws the phases.
 
 mod blocks;
 mod driver;
+mod ends;
 mod exchange;
 mod prompt;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,8 +17,8 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, PromptRequest, SessionId, StopReason,
 };
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
@@ -25,8 +28,9 @@ use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
 use crate::error::AdapterError;
-use crate::server::{LaunchLine, ManagedProcess, ScratchDir, ServerLauncher};
-use driver::{Outcome, TurnLoop};
+use crate::server::{LaunchLine, ManagedProcess, ScratchDir, ServerLauncher, ServerPipes};
+use driver::TurnLoop;
+use ends::{Outcome, TurnEnds};
 
 /// How many server events may wait for the turn before the server is held back.
 const EVENT_CAPACITY: usize = 256;
@@ -60,51 +64,88 @@ struct TurnResources {
     process: Option<ManagedProcess>,
     acp: Option<AcpConnection>,
     session: Option<SessionId>,
-    prompt_task: Option<JoinHandle<()>>,
+    /// The task awaiting `session/prompt`; aborted if the turn is dropped mid-way.
+    prompt_task: Option<AbortOnDropHandle<()>>,
+}
+
+/// How a turn reaches its server.
+pub(crate) enum ServerLink {
+    /// A managed subprocess, spoken to over its stdio.
+    Process(Box<(ManagedProcess, ServerPipes)>),
+    /// Any pair of byte streams (to the server, from the server): the driver tests
+    /// connect the fake's in-process `serve()` over a duplex.
+    #[cfg(test)]
+    Streams(
+        Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+        Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+    ),
+}
+
+/// Starts the server of `line` as a managed subprocess in `cwd`.
+fn spawn_server(line: &LaunchLine, cwd: &Path) -> Result<ServerLink, AdapterError> {
+    let (process, pipes) = ManagedProcess::spawn(line, cwd)?;
+    Ok(ServerLink::Process(Box::new((process, pipes))))
 }
 
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
 pub(crate) async fn run_turn(spec: TurnSpec) {
+    run_turn_with(spec, spawn_server).await;
+}
+
+/// Runs a turn whose server `launch` starts (in the turn's scratch directory).
+pub(crate) async fn run_turn_with<L>(spec: TurnSpec, launch: L)
+where
+    L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
+{
     let close = spec.provider.child_token();
     let (events_tx, events) = mpsc::channel(EVENT_CAPACITY);
     let (calls_tx, calls) = mpsc::channel(crate::bridge::MAX_PENDING_CALLS);
     let mut resources = TurnResources::default();
+    let ends = TurnEnds {
+        provider: spec.provider.clone(),
+        close: close.clone(),
+        abort: spec.abort.clone(),
+    };
     // Installing or repairing the server has bounds of its own (stall, size); the model
     // timeout starts once the launch line is known.
-    let line = tokio::select! {
-        biased;
-        () = spec.provider.cancelled() => Err(Outcome::Disposed),
-        () = spec.abort.cancelled() => Err(Outcome::Cancelled),
-        () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
-        line = spec.launcher.resolve() => line.map_err(Outcome::Failed),
+    let line = match ends.or_end(Some(&spec.sink), spec.launcher.resolve()).await {
+        Ok(Ok(line)) => Ok(line),
+        Ok(Err(error)) => Err(Outcome::Failed(error)),
+        Err(outcome) => Err(outcome),
     };
     // The first model segment runs from here: start-up and the first answer share its
     // bound.
     let segment_started = tokio::time::Instant::now();
     let started = match line {
         Err(outcome) => Err(outcome),
-        Ok(line) => tokio::select! {
-            biased;
-            () = spec.provider.cancelled() => Err(Outcome::Disposed),
-            () = spec.abort.cancelled() => Err(Outcome::Cancelled),
-            () = spec.sink.closed() => Err(Outcome::DroppedByDsh),
-            started = tokio::time::timeout(
+        Ok(line) => {
+            let starting = tokio::time::timeout(
                 spec.config.timeout,
-                start(&spec, &line, &mut resources, events_tx, calls_tx, &close),
-            ) => match started {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(error)) => Err(Outcome::Failed(error)),
-                Err(_) => Err(Outcome::Failed(AdapterError::Timeout("starting the server session"))),
-            },
-        },
+                start(
+                    &spec,
+                    &line,
+                    &mut resources,
+                    events_tx,
+                    calls_tx,
+                    &close,
+                    launch,
+                ),
+            );
+            match ends.or_end(Some(&spec.sink), starting).await {
+                Ok(Ok(Ok(()))) => Ok(()),
+                Ok(Ok(Err(error))) => Err(Outcome::Failed(error)),
+                Ok(Err(_elapsed)) => Err(Outcome::Failed(AdapterError::Timeout(
+                    "starting the server session",
+                ))),
+                Err(outcome) => Err(outcome),
+            }
+        }
     };
     let TurnSpec {
         config,
         fingerprint,
         history,
         sink,
-        abort,
-        provider,
         registry,
         id,
         permit,
@@ -113,10 +154,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     let mut turn = TurnLoop::new(
         driver::TurnLoopParts {
             events,
-            calls,
-            abort,
-            provider,
-            close,
+            ends,
             registry: registry.clone(),
             id,
             fingerprint,
@@ -125,6 +163,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
             tool_timeout: config.tool_timeout,
             segment_started,
         },
+        calls,
         sink,
     );
     let outcome = match started {
@@ -147,14 +186,18 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
 }
 
 /// Starts the bridge, the server and the session, then sends the prompt.
-async fn start(
+async fn start<L>(
     spec: &TurnSpec,
     line: &LaunchLine,
     resources: &mut TurnResources,
     events: mpsc::Sender<ServerEvent>,
     calls: mpsc::Sender<ParkedCall>,
     close: &CancellationToken,
-) -> Result<(), AdapterError> {
+    launch: L,
+) -> Result<(), AdapterError>
+where
+    L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
+{
     let scratch = ScratchDir::create(spec.config.scratch_root.as_deref())?;
     let cwd = scratch.path().to_path_buf();
     resources.scratch = Some(scratch);
@@ -166,9 +209,17 @@ async fn start(
         identity = Some(bridge.identity().clone());
         resources.bridge = Some(bridge);
     }
-    let (process, pipes) = ManagedProcess::spawn(line, &cwd)?;
-    resources.process = Some(process);
-    let acp = AcpConnection::connect(pipes, identity, events.clone()).await?;
+    let acp = match launch(line, &cwd)? {
+        ServerLink::Process(launched) => {
+            let (process, pipes) = *launched;
+            resources.process = Some(process);
+            AcpConnection::connect(pipes, identity, events.clone()).await?
+        }
+        #[cfg(test)]
+        ServerLink::Streams(to_server, from_server) => {
+            AcpConnection::connect_streams(to_server, from_server, identity, events.clone()).await?
+        }
+    };
     let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;
     resources.acp = Some(acp);
     let session = session?;
@@ -178,7 +229,7 @@ async fn start(
     };
     let cx = acp.cx().clone();
     let request = PromptRequest::new(session, spec.prompt.clone());
-    resources.prompt_task = Some(tokio::spawn(async move {
+    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(async move {
         let result = cx
             .send_request(request)
             .block_task()
@@ -186,8 +237,10 @@ async fn start(
             .map(|response| response.stop_reason)
             .map_err(|e| AdapterError::remote("session/prompt", &e));
         // The turn may already be tearing down; then nobody needs the answer.
-        let _ = events.send(ServerEvent::PromptDone(result)).await;
-    }));
+        if events.send(ServerEvent::PromptDone(result)).await.is_err() {
+            tracing::debug!("the prompt ended after its turn stopped listening");
+        }
+    })));
     Ok(())
 }
 
@@ -287,3 +340,6 @@ async fn deliver_terminal(sink: &PartSender, outcome: Outcome, grace: Duration) 
 async fn timed(grace: Duration, send: impl Future<Output = bool>) -> bool {
     tokio::time::timeout(grace, send).await.unwrap_or(false)
 }
+
+#[cfg(test)]
+mod tests;

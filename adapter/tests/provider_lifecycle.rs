@@ -2,16 +2,18 @@
 //! requests the server cannot serve fail explicitly, and timeout, abort, disposal and the
 //! active-turn limit all end with the process group gone.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(missing_docs)]
 
 use std::path::Path;
 use std::time::Duration;
 
 use antigravity_acp::contract::{
-    FinishReason, GenerateRequest, LlmAdapter, LlmErrorCode, Message, StreamPart, UserPart,
+    FinishReason, GenerateRequest, LlmAdapter, LlmError, LlmErrorCode, Message, PartStream,
+    StreamPart, UserPart,
 };
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
+use test_support::{Failure, TestResult, process_is_live, within};
 
 const BOUND: Duration = Duration::from_secs(20);
 
@@ -29,23 +31,20 @@ fn silent_server(pidfile: &Path) -> ServerCommand {
 
 /// A config whose turns make their scratch directories in `<scratch>/turns` (see
 /// [`turns_left`]), apart from files the test keeps in `scratch` itself.
-fn config(server: ServerCommand, scratch: &Path) -> AdapterConfig {
+fn config(server: ServerCommand, scratch: &Path) -> Result<AdapterConfig, Failure> {
     let turns = scratch.join("turns");
-    std::fs::create_dir_all(&turns).unwrap();
-    AdapterConfig {
+    std::fs::create_dir_all(&turns)?;
+    Ok(AdapterConfig {
         server: server.into(),
         scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
         ..AdapterConfig::default()
-    }
+    })
 }
 
 /// Whether any turn left its scratch directory behind.
-fn turns_left(scratch: &Path) -> bool {
-    std::fs::read_dir(scratch.join("turns"))
-        .unwrap()
-        .next()
-        .is_some()
+fn turns_left(scratch: &Path) -> Result<bool, Failure> {
+    Ok(std::fs::read_dir(scratch.join("turns"))?.next().is_some())
 }
 
 fn hello() -> GenerateRequest {
@@ -57,135 +56,193 @@ fn hello() -> GenerateRequest {
 }
 
 /// Every item of a stream, with a bound.
-async fn collect(
-    stream: antigravity_acp::contract::PartStream,
-) -> Vec<Result<StreamPart, antigravity_acp::contract::LlmError>> {
-    tokio::time::timeout(BOUND, stream.collect::<Vec<_>>())
-        .await
-        .expect("the stream did not end")
+async fn collect(stream: PartStream) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+    Ok(within(BOUND, "the stream's end", stream.collect::<Vec<_>>()).await?)
 }
 
-fn is_alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.contains(") Z "),
-        Err(_) => false,
+/// The code of the stream's last item, which must be an error.
+fn last_error(items: &[Result<StreamPart, LlmError>]) -> Result<LlmErrorCode, Failure> {
+    match items.last() {
+        Some(Err(error)) => Ok(error.code),
+        other => Err(format!("the stream did not end with an error: {other:?}").into()),
     }
 }
 
-fn recorded_pid(pidfile: &Path) -> i32 {
-    std::fs::read_to_string(pidfile)
-        .expect("the stand-in server never started")
-        .trim()
-        .parse()
-        .unwrap()
+/// The error of a stream that holds nothing but one.
+fn only_error(mut items: Vec<Result<StreamPart, LlmError>>) -> Result<LlmError, Failure> {
+    match (items.len(), items.pop()) {
+        (1, Some(Err(error))) => Ok(error),
+        _ => Err(format!("expected one error, got {items:?}").into()),
+    }
+}
+
+fn recorded_pid(pidfile: &Path) -> Result<u32, Failure> {
+    Ok(std::fs::read_to_string(pidfile)?.trim().parse()?)
+}
+
+/// Runs one hello turn on a silent server with a short model timeout and disposes the
+/// provider; yields what the stream held and the server's pid.
+async fn timed_out_turn(
+    scratch: &Path,
+) -> Result<(Vec<Result<StreamPart, LlmError>>, u32), Failure> {
+    let pidfile = scratch.join("pid");
+    let mut config = config(silent_server(&pidfile), scratch)?;
+    config.timeout = Duration::from_millis(500);
+    let provider = AntigravityProvider::new(config);
+    let items = collect(provider.generate(hello())).await?;
+    provider.dispose().await;
+    Ok((items, recorded_pid(&pidfile)?))
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_server_that_cannot_start_is_unavailable() {
-    let scratch = tempfile::tempdir().unwrap();
+async fn a_server_that_cannot_start_is_unavailable() -> TestResult {
+    let scratch = tempfile::tempdir()?;
     let server = ServerCommand {
         program: "/nonexistent/agy_acp_server.par".into(),
         args: vec![],
         env: vec![],
     };
-    let provider = AntigravityProvider::new(config(server, scratch.path()));
-    let items = collect(provider.generate(hello())).await;
-    assert_eq!(items.len(), 1);
-    assert_eq!(
-        items[0].as_ref().unwrap_err().code,
-        LlmErrorCode::ServerUnavailable
-    );
-    provider.dispose().await;
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_silent_server_times_out_and_its_group_is_killed() {
-    let scratch = tempfile::tempdir().unwrap();
-    let pidfile = scratch.path().join("pid");
-    let mut config = config(silent_server(&pidfile), scratch.path());
-    config.timeout = Duration::from_millis(500);
-    let provider = AntigravityProvider::new(config);
-    let items = collect(provider.generate(hello())).await;
-    assert_eq!(
-        items.last().unwrap().as_ref().unwrap_err().code,
-        LlmErrorCode::Timeout
-    );
+    let provider = AntigravityProvider::new(config(server, scratch.path())?);
+    let items = collect(provider.generate(hello())).await?;
+    assert_eq!(only_error(items)?.code, LlmErrorCode::ServerUnavailable);
     provider.dispose().await;
     assert!(
-        !is_alive(recorded_pid(&pidfile)),
-        "the server outlived its turn"
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
     );
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_abort_finishes_cancelled_and_ends_the_server() {
-    let scratch = tempfile::tempdir().unwrap();
-    let pidfile = scratch.path().join("pid");
-    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path()));
+async fn a_silent_server_times_out() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (items, _) = timed_out_turn(scratch.path()).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout);
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
+}
+
+/// The stand-in ignores SIGTERM: only killing the group ends it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timed_out_server_group_is_killed() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (_, pid) = timed_out_turn(scratch.path()).await?;
+    assert!(!process_is_live(pid), "the server outlived its turn");
+    Ok(())
+}
+
+/// Aborts a hello turn on a silent server at once; yields what the stream held and the
+/// server's pid, if it got as far as starting.
+async fn aborted_turn(
+    scratch: &Path,
+) -> Result<(Vec<Result<StreamPart, LlmError>>, Option<u32>), Failure> {
+    let pidfile = scratch.join("pid");
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch)?);
     let request = hello();
     let abort = request.abort.clone();
     let stream = provider.generate(request);
     abort.cancel();
-    let items = collect(stream).await;
-    assert_eq!(
-        items.last().unwrap().as_ref().unwrap(),
-        &StreamPart::Finish {
-            reason: FinishReason::Cancelled
-        }
-    );
+    let items = collect(stream).await?;
     provider.dispose().await;
-    if pidfile.exists() {
-        assert!(
-            !is_alive(recorded_pid(&pidfile)),
-            "the server outlived the abort"
-        );
-    }
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    let pid = match pidfile.exists() {
+        true => Some(recorded_pid(&pidfile)?),
+        false => None,
+    };
+    Ok((items, pid))
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn disposal_ends_running_turns_and_refuses_new_ones() {
-    let scratch = tempfile::tempdir().unwrap();
+async fn an_abort_finishes_cancelled() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (items, _) = aborted_turn(scratch.path()).await?;
+    assert!(
+        matches!(
+            items.last(),
+            Some(Ok(StreamPart::Finish {
+                reason: FinishReason::Cancelled
+            }))
+        ),
+        "{items:?}"
+    );
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_abort_ends_the_server() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (_, pid) = aborted_turn(scratch.path()).await?;
+    if let Some(pid) = pid {
+        assert!(!process_is_live(pid), "the server outlived the abort");
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn turns_beyond_the_active_limit_fail_busy() -> TestResult {
+    let scratch = tempfile::tempdir()?;
     let pidfile = scratch.path().join("pid");
-    let mut config = config(silent_server(&pidfile), scratch.path());
+    let mut config = config(silent_server(&pidfile), scratch.path())?;
     config.max_active_turns = 1;
     let provider = AntigravityProvider::new(config);
-    let first = provider.generate(hello());
+    let _first = provider.generate(hello());
     // The active-turn limit fails explicitly instead of queueing.
-    let busy = collect(provider.generate(hello())).await;
-    assert_eq!(busy[0].as_ref().unwrap_err().code, LlmErrorCode::Busy);
+    let busy = collect(provider.generate(hello())).await?;
+    assert_eq!(only_error(busy)?.code, LlmErrorCode::Busy);
     provider.dispose().await;
-    let items = collect(first).await;
-    assert_eq!(
-        items.last().unwrap().as_ref().unwrap_err().code,
-        LlmErrorCode::Disposed
-    );
-    let after = collect(provider.generate(hello())).await;
-    assert_eq!(after[0].as_ref().unwrap_err().code, LlmErrorCode::Disposed);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disposal_ends_running_turns() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let pidfile = scratch.path().join("pid");
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
+    let running = provider.generate(hello());
+    provider.dispose().await;
+    let items = collect(running).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
     if pidfile.exists() {
         assert!(
-            !is_alive(recorded_pid(&pidfile)),
+            !process_is_live(recorded_pid(&pidfile)?),
             "the server outlived disposal"
         );
     }
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
-    let scratch = tempfile::tempdir().unwrap();
+async fn a_disposed_provider_refuses_new_turns() -> TestResult {
+    let scratch = tempfile::tempdir()?;
     let pidfile = scratch.path().join("pid");
-    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path()));
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
+    provider.dispose().await;
+    let after = collect(provider.generate(hello())).await?;
+    assert_eq!(only_error(after)?.code, LlmErrorCode::Disposed);
+    assert!(!pidfile.exists(), "a server started after disposal");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_the_server_cannot_honour_fail_before_any_process_starts() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let pidfile = scratch.path().join("pid");
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
 
     let mut sampled = hello();
     sampled.sampling.temperature = Some(0.2);
     sampled.sampling.seed = Some(1);
-    let error = collect(provider.generate(sampled))
-        .await
-        .remove(0)
-        .unwrap_err();
+    let error = only_error(collect(provider.generate(sampled)).await?)?;
     assert_eq!(error.code, LlmErrorCode::UnsupportedOption);
     assert!(
         error.message.contains("temperature") && error.message.contains("seed"),
@@ -200,15 +257,12 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
             data_base64: "AA==".into(),
         },
     )]));
-    let error = collect(provider.generate(pdf)).await.remove(0).unwrap_err();
+    let error = only_error(collect(provider.generate(pdf)).await?)?;
     assert_eq!(error.code, LlmErrorCode::UnsupportedInput);
 
     let mut foreign = hello();
     foreign.model = "openai/gpt-9".into();
-    let error = collect(provider.generate(foreign))
-        .await
-        .remove(0)
-        .unwrap_err();
+    let error = only_error(collect(provider.generate(foreign)).await?)?;
     assert_eq!(error.code, LlmErrorCode::ModelUnavailable);
 
     let mut bad_tool = hello();
@@ -217,10 +271,7 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
         description: "Fetches".into(),
         input_schema: serde_json::json!({"type": "object", "properties": {"u": {"$ref": "https://example.com/u.json"}}}),
     });
-    let error = collect(provider.generate(bad_tool))
-        .await
-        .remove(0)
-        .unwrap_err();
+    let error = only_error(collect(provider.generate(bad_tool)).await?)?;
     assert_eq!(error.code, LlmErrorCode::InvalidToolDefinition);
 
     provider.dispose().await;
@@ -228,6 +279,7 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() {
         !pidfile.exists(),
         "a server was started for a request that could not be served"
     );
+    Ok(())
 }
 
 /// A "server" that holds the write end of `fifo` open for as long as it lives.
@@ -243,74 +295,60 @@ fn fifo_holding_server(fifo: &Path) -> ServerCommand {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_early_return_ends_the_server_before_disposal() {
+async fn an_early_return_ends_the_server_before_disposal() -> TestResult {
     use std::io::Read;
-    let scratch = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir()?;
     let fifo = scratch.path().join("alive");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let provider = AntigravityProvider::new(config(fifo_holding_server(&fifo), scratch.path()));
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success(), "mkfifo failed");
+    let provider = AntigravityProvider::new(config(fifo_holding_server(&fifo), scratch.path())?);
     let stream = provider.generate(hello());
     // Opening the read end returns once the server holds the write end: it is running.
     let reader = {
         let fifo = fifo.clone();
-        tokio::time::timeout(
-            BOUND,
-            tokio::task::spawn_blocking(move || std::fs::File::open(fifo)),
-        )
-        .await
-        .expect("the server never started")
-        .unwrap()
-        .unwrap()
+        let open = tokio::task::spawn_blocking(move || std::fs::File::open(fifo));
+        within(BOUND, "the server's start", open).await???
     };
     // DSH returns early: it drops the stream without aborting.
     drop(stream);
     // End-of-file means every holder of the write end, the server included, is gone,
     // and this happens before (and without) disposal.
-    let eof = tokio::time::timeout(
-        BOUND,
-        tokio::task::spawn_blocking(move || {
-            let mut reader = reader;
-            let mut sink = Vec::new();
-            reader.read_to_end(&mut sink).map(|_| ())
-        }),
-    )
-    .await;
-    assert!(
-        matches!(eof, Ok(Ok(Ok(())))),
-        "the server outlived DSH's early return"
-    );
+    let eof = tokio::task::spawn_blocking(move || {
+        let mut reader = reader;
+        let mut sink = Vec::new();
+        reader.read_to_end(&mut sink).map(|_| ())
+    });
+    within(BOUND, "the server's exit after DSH's early return", eof).await???;
     provider.dispose().await;
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_server_that_exits_at_once_is_unavailable() {
-    let scratch = tempfile::tempdir().unwrap();
+async fn a_server_that_exits_at_once_is_unavailable() -> TestResult {
+    let scratch = tempfile::tempdir()?;
     let server = ServerCommand {
         program: "sh".into(),
         args: vec!["-c".into(), "exit 3".into()],
         env: vec![],
     };
-    let provider = AntigravityProvider::new(config(server, scratch.path()));
-    let items = collect(provider.generate(hello())).await;
-    assert_eq!(
-        items.last().unwrap().as_ref().unwrap_err().code,
-        LlmErrorCode::ServerUnavailable
-    );
+    let provider = AntigravityProvider::new(config(server, scratch.path())?);
+    let items = collect(provider.generate(hello())).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::ServerUnavailable);
     provider.dispose().await;
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn garbage_on_stdout_ends_within_the_bound_and_leaves_nothing() {
-    let scratch = tempfile::tempdir().unwrap();
-    let pidfile = scratch.path().join("pid");
+/// Runs one hello turn on a server that writes garbage, then disposes the provider.
+async fn garbage_turn(scratch: &Path) -> Result<(Vec<Result<StreamPart, LlmError>>, u32), Failure> {
+    let pidfile = scratch.join("pid");
     let server = ServerCommand {
         program: "sh".into(),
         args: vec![
@@ -319,11 +357,19 @@ async fn garbage_on_stdout_ends_within_the_bound_and_leaves_nothing() {
         ],
         env: vec![("PIDFILE".into(), pidfile.display().to_string())],
     };
-    let mut config = config(server, scratch.path());
+    let mut config = config(server, scratch)?;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let items = collect(provider.generate(hello())).await;
-    let code = items.last().unwrap().as_ref().unwrap_err().code;
+    let items = collect(provider.generate(hello())).await?;
+    provider.dispose().await;
+    Ok((items, recorded_pid(&pidfile)?))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garbage_on_stdout_fails_within_the_bound() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (items, _) = garbage_turn(scratch.path()).await?;
+    let code = last_error(&items)?;
     assert!(
         matches!(
             code,
@@ -331,10 +377,17 @@ async fn garbage_on_stdout_ends_within_the_bound_and_leaves_nothing() {
         ),
         "{code:?}"
     );
-    provider.dispose().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_writing_garbage_leaves_nothing_behind() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let (_, pid) = garbage_turn(scratch.path()).await?;
+    assert!(!process_is_live(pid), "the server outlived its turn");
     assert!(
-        !is_alive(recorded_pid(&pidfile)),
-        "the server outlived its turn"
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
     );
-    assert!(!turns_left(scratch.path()), "scratch directory left behind");
+    Ok(())
 }

@@ -34,7 +34,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sources() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut files = Vec::new();
-    for krate in ["adapter", "fake-antigravity", "dsh-sim"] {
+    for krate in ["adapter", "fake-antigravity", "dsh-sim", "test-support"] {
         rust_files(&root.join(krate), &mut files);
     }
     assert!(

@@ -21,8 +21,10 @@ pub fn folder_for(root: &Path, scenario_path: &Path) -> PathBuf {
 
 /// Removes stale artefacts of a scenario that now passes.
 pub fn clear(folder: &Path) {
-    if folder.exists() {
-        let _ = std::fs::remove_dir_all(folder);
+    if folder.exists()
+        && let Err(error) = std::fs::remove_dir_all(folder)
+    {
+        tracing::warn!(%error, folder = %folder.display(), "stale artefacts stay behind");
     }
 }
 

@@ -1,4 +1,5 @@
-//! Traceability between the design's claims, `scenarios/CLAIMS.md` and the scenarios.
+//! Traceability between the design's claims (`docs/design.md`), `scenarios/CLAIMS.md` and
+//! the scenarios.
 //!
 //! `CLAIMS.md` holds a Markdown table, one row per claim: `| C18 | text | proofs |`.
 //! The last cell lists proofs in backticks (a scenario such as
@@ -59,7 +60,8 @@ pub fn parse_claims_table(text: &str) -> ClaimsTable {
     table
 }
 
-/// The claim IDs a design `claims.md` lists (`- C01 …` lines).
+/// The claim IDs a design text lists as `- C01 …` lines (`docs/design.md`, and the shared
+/// design's `claims.md` it was written from).
 pub fn parse_design_claim_ids(text: &str) -> BTreeSet<String> {
     text.lines()
         .filter_map(|line| line.trim_start().strip_prefix("- "))
@@ -91,7 +93,7 @@ pub struct ClaimsInputs<'a> {
     pub repo_root: &'a Path,
     /// The text of `scenarios/CLAIMS.md`.
     pub claims_md: &'a str,
-    /// The IDs of the design's `claims.md`, when it is available.
+    /// The IDs `docs/design.md` lists (`None` skips the comparison).
     pub design_ids: Option<BTreeSet<String>>,
     /// Each scenario (path relative to the repository root) and the IDs it covers.
     pub scenarios: Vec<(PathBuf, Vec<String>)>,
@@ -118,14 +120,14 @@ pub fn check(inputs: &ClaimsInputs<'_>) -> Vec<String> {
             problems.push(format!(
                 "{id} is in {} but not in {}",
                 if design.contains(id) {
-                    "claims.md"
+                    "docs/design.md"
                 } else {
                     "CLAIMS.md"
                 },
                 if design.contains(id) {
                     "CLAIMS.md"
                 } else {
-                    "claims.md"
+                    "docs/design.md"
                 }
             ));
         }

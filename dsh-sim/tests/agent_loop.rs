@@ -366,8 +366,15 @@ async fn a_stream_left_open_after_its_finish_is_a_violation() {
     assert!(message.contains("stayed open"), "{message}");
 }
 
-#[tokio::test]
-async fn aborting_on_tool_calls_runs_nothing_records_error_results_and_cancels_the_signal() {
+/// A chat whose first run DSH aborts as the tool calls arrive.
+struct AbortedOnToolCalls {
+    adapter: Arc<ScriptedAdapter>,
+    chat: AgentLoop,
+    transcript: Transcript,
+    outcome: RunOutcome,
+}
+
+async fn aborted_on_tool_calls() -> AbortedOnToolCalls {
     let adapter = ScriptedAdapter::new(vec![
         vec![call(0, "c-1", "read_file"), finish(FinishReason::ToolCalls)],
         text_answer("fresh start"),
@@ -381,21 +388,45 @@ async fn aborting_on_tool_calls_runs_nothing_records_error_results_and_cancels_t
     let outcome = chat
         .run_user_message_aborting("go", AbortPoint::OnToolCalls, &mut transcript)
         .await;
-    assert_eq!(outcome, RunOutcome::AbortedWithToolsPending);
-    assert!(transcript.executions.is_empty());
-    assert!(adapter.requests()[0].abort.is_cancelled());
-    let Message::Tool(results) = &chat.history()[2] else {
-        panic!("{:?}", chat.history())
-    };
-    assert!(results[0].is_error);
-    assert_eq!(results[0].output, json!(ABORTED_BY_USER));
-    // The next run gets a fresh, uncancelled signal.
-    chat.run_user_message("again", &mut transcript).await;
-    assert!(!adapter.requests()[1].abort.is_cancelled());
+    AbortedOnToolCalls {
+        adapter,
+        chat,
+        transcript,
+        outcome,
+    }
 }
 
 #[tokio::test]
-async fn aborting_on_the_first_delta_cancels_the_signal_and_reads_to_the_terminal_item() {
+async fn aborting_on_tool_calls_runs_no_tool() {
+    let aborted = aborted_on_tool_calls().await;
+    assert_eq!(aborted.outcome, RunOutcome::AbortedWithToolsPending);
+    assert!(aborted.transcript.executions.is_empty());
+}
+
+#[tokio::test]
+async fn aborting_on_tool_calls_records_error_results() {
+    let aborted = aborted_on_tool_calls().await;
+    let Message::Tool(results) = &aborted.chat.history()[2] else {
+        panic!("{:?}", aborted.chat.history())
+    };
+    assert!(results[0].is_error);
+    assert_eq!(results[0].output, json!(ABORTED_BY_USER));
+}
+
+#[tokio::test]
+async fn aborting_on_tool_calls_cancels_only_that_runs_signal() {
+    let mut aborted = aborted_on_tool_calls().await;
+    assert!(aborted.adapter.requests()[0].abort.is_cancelled());
+    // The next run gets a fresh, uncancelled signal.
+    aborted
+        .chat
+        .run_user_message("again", &mut aborted.transcript)
+        .await;
+    assert!(!aborted.adapter.requests()[1].abort.is_cancelled());
+}
+
+/// A chat whose only run DSH aborts on the first text delta.
+async fn aborted_on_first_delta() -> (Arc<ScriptedAdapter>, AgentLoop, RunOutcome) {
     let adapter = ScriptedAdapter::new(vec![vec![
         start(0, BlockKind::Text),
         delta(0, "partial"),
@@ -407,12 +438,23 @@ async fn aborting_on_the_first_delta_cancels_the_signal_and_reads_to_the_termina
     let outcome = chat
         .run_user_message_aborting("go", AbortPoint::OnFirstDelta, &mut transcript)
         .await;
+    (adapter, chat, outcome)
+}
+
+#[tokio::test]
+async fn aborting_on_the_first_delta_cancels_only_that_runs_signal() {
+    let (adapter, chat, _) = aborted_on_first_delta().await;
+    assert!(adapter.requests()[0].abort.is_cancelled());
+    assert!(!chat.abort_signal().is_cancelled(), "only the run's signal");
+}
+
+#[tokio::test]
+async fn aborting_on_the_first_delta_reads_to_the_terminal_item() {
+    let (_, _, outcome) = aborted_on_first_delta().await;
     assert_eq!(
         outcome,
         RunOutcome::Finished {
             reason: FinishReason::Cancelled
         }
     );
-    assert!(adapter.requests()[0].abort.is_cancelled());
-    assert!(!chat.abort_signal().is_cancelled(), "only the run's signal");
 }

@@ -1,41 +1,47 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `scenarios/CLAIMS.md` stays honest: it lists every claim ID (exactly those of the
-//! design's claims.md when that file sits beside the repository), each with proofs or
-//! "not yet"; every proof exists; every scenario's `covers` is named among the proofs.
+//! `scenarios/CLAIMS.md` stays honest: it lists exactly the claim IDs of the in-repo design
+//! (`docs/design.md`), each with proofs or "not yet"; every proof exists; every scenario's
+//! `covers` is named among the proofs. When the shared design folder sits beside the
+//! repository (`../shared/design/claims.md`), the in-repo list must not have drifted from it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use dsh_sim::claims::{ClaimsInputs, check, parse_claims_table, parse_design_claim_ids};
+use dsh_sim::scenario::all_claim_ids;
+use test_support::{Failure, TestResult};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn scenarios() -> Vec<(PathBuf, Vec<String>)> {
+fn design_ids() -> Result<BTreeSet<String>, Failure> {
+    let design = std::fs::read_to_string(repo_root().join("docs/design.md"))?;
+    Ok(parse_design_claim_ids(&design))
+}
+
+fn scenarios() -> Result<Vec<(PathBuf, Vec<String>)>, Failure> {
     let root = repo_root();
-    let files = dsh_sim::discover::scenario_files(&[root.join("scenarios")]).unwrap();
+    let files = dsh_sim::discover::scenario_files(&[root.join("scenarios")])?;
     files
         .into_iter()
         .map(|file| {
-            let scenario = dsh_sim::scenario::load(&file).unwrap_or_else(|e| panic!("{e}"));
-            let relative = file.strip_prefix(&root).unwrap().to_owned();
+            let scenario = dsh_sim::scenario::load(&file).map_err(|e| e.to_string())?;
+            let relative = file.strip_prefix(&root)?.to_owned();
             let covers = scenario.covers.iter().map(|c| c.to_string()).collect();
-            (relative, covers)
+            Ok((relative, covers))
         })
         .collect()
 }
 
 #[test]
-fn claims_md_lists_every_claim_with_existing_proofs() {
+fn claims_md_lists_every_claim_of_the_design_with_existing_proofs() -> TestResult {
     let root = repo_root();
-    let claims_md = std::fs::read_to_string(root.join("scenarios/CLAIMS.md")).unwrap();
-    let design = std::fs::read_to_string(root.join("../shared/design/claims.md")).ok();
+    let claims_md = std::fs::read_to_string(root.join("scenarios/CLAIMS.md"))?;
     let inputs = ClaimsInputs {
         repo_root: &root,
         claims_md: &claims_md,
-        design_ids: design.as_deref().map(parse_design_claim_ids),
-        scenarios: scenarios(),
+        design_ids: Some(design_ids()?),
+        scenarios: scenarios()?,
     };
     let problems = check(&inputs);
     assert!(
@@ -43,6 +49,26 @@ fn claims_md_lists_every_claim_with_existing_proofs() {
         "CLAIMS.md problems:\n{}",
         problems.join("\n")
     );
+    Ok(())
+}
+
+#[test]
+fn the_design_lists_every_claim_id() -> TestResult {
+    let known: BTreeSet<String> = all_claim_ids().into_iter().collect();
+    assert_eq!(design_ids()?, known);
+    Ok(())
+}
+
+/// Passes without looking when the shared folder is absent (a clone of this repository
+/// alone).
+#[test]
+fn the_design_has_not_drifted_from_the_shared_claims() -> TestResult {
+    let shared = repo_root().join("../shared/design/claims.md");
+    let Ok(shared) = std::fs::read_to_string(shared) else {
+        return Ok(());
+    };
+    assert_eq!(design_ids()?, parse_design_claim_ids(&shared));
+    Ok(())
 }
 
 #[test]
@@ -63,7 +89,7 @@ fn the_check_catches_missing_ids_missing_proofs_and_unlisted_scenarios() {
         "lists C02 more than once",
         "proof file scenarios/nope.yaml does not exist",
         "has no `fn no_such_test`",
-        "C99 is in claims.md but not in CLAIMS.md",
+        "C99 is in docs/design.md but not in CLAIMS.md",
         "scenarios/a.yaml covers C03, but CLAIMS.md does not name it",
     ] {
         assert!(

@@ -1,6 +1,7 @@
-//! `authenticate` and `logout` (research §5): the sign-in state follows `script.auth`.
-//! `signed-in` starts signed in; `required` signs in on any valid method (the browser flow
-//! "completes" at once); `refused` fails every `authenticate` with "Onboarding failed".
+//! `authenticate` and `logout` (docs/antigravity-1.3.0.md §5): the sign-in state follows
+//! `script.auth`. `signed-in` starts signed in; `required` signs in on any valid method
+//! (the browser flow "completes" at once); `refused` fails every `authenticate` with
+//! "Onboarding failed".
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};

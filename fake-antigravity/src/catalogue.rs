@@ -1,6 +1,6 @@
 //! The recorded 1.3.0 wire bodies that do not depend on state: the `initialize` result,
 //! the sign-in methods, the permission modes, the model catalogue and the available
-//! commands (research §4, §6).
+//! commands (docs/antigravity-1.3.0.md §4, §6).
 //!
 //! The bodies are written out as JSON here on purpose, not built from the ACP schema
 //! structs: the fake must match what the real server sends, independently of the SDK

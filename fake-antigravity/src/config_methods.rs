@@ -1,6 +1,7 @@
-//! Changing a session's model and mode (research §7): `session/set_config_option` answers
-//! the full updated `configOptions`; `session/set_mode` and the legacy `session/set_model`
-//! answer `{}`. No `current_mode_update` / `config_option_update` is sent.
+//! Changing a session's model and mode (docs/antigravity-1.3.0.md §7):
+//! `session/set_config_option` answers the full updated `configOptions`; `session/set_mode`
+//! and the legacy `session/set_model` answer `{}`. No `current_mode_update` /
+//! `config_option_update` is sent.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};

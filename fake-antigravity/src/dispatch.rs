@@ -96,7 +96,7 @@ fn handle_request(
 }
 
 /// Answers a session that opened: replay first, then the response, then the available
-/// commands (research §6: strictly after the response).
+/// commands (docs/antigravity-1.3.0.md §6: strictly after the response).
 fn opened(
     answer: Result<Opened, Error>,
     responder: Responder<Value>,

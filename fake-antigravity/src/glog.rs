@@ -49,8 +49,8 @@ fn write_line(level: char, source: &str, message: &str) {
         message,
     );
     let mut stderr = std::io::stderr().lock();
-    // A closed stderr must not take the fake down.
-    let _ = stderr.write_all(line.as_bytes());
+    // A closed stderr must not take the fake down, and there is nowhere to report it.
+    let _stderr_closed = stderr.write_all(line.as_bytes());
 }
 
 /// Formats one glog line (with its trailing newline).

@@ -1,7 +1,8 @@
-//! `session/request_permission`, the fake's one agent→client request (research §9): sent
-//! with a tool call and its options, then awaited until the client answers or the prompt
-//! is cancelled. Every step that asks (`call`, `parallel`, `native`, `question`,
-//! `foreign_call`) goes through here; each reads the reply its own way.
+//! `session/request_permission`, the fake's one agent→client request
+//! (docs/antigravity-1.3.0.md §9): sent with a tool call and its options, then awaited
+//! until the client answers or the prompt is cancelled. Every step that asks (`call`,
+//! `parallel`, `native`, `question`, `foreign_call`) goes through here; each reads the
+//! reply its own way.
 
 use agent_client_protocol::{Error, UntypedMessage};
 use serde_json::{Value, json};
@@ -55,7 +56,8 @@ pub async fn request_permission(
         .send_request(UntypedMessage::new("session/request_permission", params)?);
     let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
     ctx.cx.spawn(async move {
-        let _ = answer_tx.send(sent.block_task().await);
+        // The waiting side may have given up (a cancelled prompt): then nobody reads it.
+        let _nobody_waits = answer_tx.send(sent.block_task().await);
         Ok(())
     })?;
     let answer = tokio::select! {

@@ -1,8 +1,8 @@
-//! `session/prompt` (research §8, §12): runs in a task of its own, never in the dispatch
-//! loop. It picks the scripted turn for the prompt's text, streams the steps as
-//! `session/update`s, and answers `{"stopReason": …}`. A `session/cancel` notification
-//! stops the steps at the next boundary (abandoning a pending permission request or MCP
-//! call) and the prompt answers `cancelled`.
+//! `session/prompt` (docs/antigravity-1.3.0.md §8, §12): runs in a task of its own, never
+//! in the dispatch loop. It picks the scripted turn for the prompt's text, streams the
+//! steps as `session/update`s, and answers `{"stopReason": …}`. A `session/cancel`
+//! notification stops the steps at the next boundary (abandoning a pending permission
+//! request or MCP call) and the prompt answers `cancelled`.
 
 use std::sync::Arc;
 
@@ -63,12 +63,14 @@ pub async fn run_prompt(
     let session_id = reader.required_str("sessionId");
     let blocks = reader.required_array("prompt");
     if let Err(error) = reader.finish() {
-        let _ = responder.respond_with_error(error);
+        // A failed answer means the connection is gone: there is no one to tell.
+        let _connection_gone = responder.respond_with_error(error);
         return;
     }
     let session_id = session_id.unwrap_or_default();
     let Some(prompt) = agent.sessions.begin_prompt(session_id) else {
-        let _ = responder.respond_with_error(session_not_found(session_id, &agent.gemini_home));
+        let not_found = session_not_found(session_id, &agent.gemini_home);
+        let _connection_gone = responder.respond_with_error(not_found);
         return;
     };
     let text = prompt_text(blocks.map(Vec::as_slice).unwrap_or_default());
@@ -97,7 +99,7 @@ pub async fn run_prompt(
     );
     // Without a stop reason the connection is gone: there is no one to answer.
     if let Some(stop_reason) = stop_reason {
-        let _ = responder.respond(json!({ "stopReason": stop_reason }));
+        let _connection_gone = responder.respond(json!({ "stopReason": stop_reason }));
     }
 }
 

@@ -1,7 +1,7 @@
-//! The JSON-RPC errors the real server answers with, in their recorded shapes (research
-//! §5, §6, §12, §14): -32000 auth required and onboarding failed, -32002 session not
-//! found, -32601 method not found with `data.method`, -32602 invalid params with
-//! pydantic-style `data.errors[].loc`.
+//! The JSON-RPC errors the real server answers with, in their recorded shapes
+//! (docs/antigravity-1.3.0.md §5, §6, §12, §14): -32000 auth required and onboarding
+//! failed, -32002 session not found, -32601 method not found with `data.method`, -32602
+//! invalid params with pydantic-style `data.errors[].loc`.
 
 use std::path::Path;
 

@@ -27,7 +27,7 @@ pub struct Script {
     pub quirks: Quirks,
 }
 
-/// Switchable quirks recorded from the real server (research §8).
+/// Switchable quirks recorded from the real server (docs/antigravity-1.3.0.md §8).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Quirks {
@@ -141,14 +141,15 @@ pub enum Step {
     /// `failed` (it is not run); the others still run, and the turn then ends with
     /// `end_turn` after the group, like `call`. In `yolo` mode nobody is asked.
     Parallel(Vec<CallStep>),
-    /// A server-owned (non-MCP) tool, as 1.3.0 shows them (research §8); see
-    /// [`NativeStep`]. Nothing is ever done on disk.
+    /// A server-owned (non-MCP) tool, as 1.3.0 shows them (docs/antigravity-1.3.0.md §8);
+    /// see [`NativeStep`]. Nothing is ever done on disk.
     Native(NativeStep),
-    /// A native question (research §9): a `session/request_permission` whose tool call id
-    /// is `interaction_<8 hex>`, titled with the question, one `allow_once` option per
-    /// answer (`optionId` "1", "2", …; no `tool_call` update before or after). The answer
-    /// (in the journal's `acp_in` frames, and on stderr) is recorded, whatever it is, and
-    /// the turn goes on. Questions are asked in every mode, `yolo` included.
+    /// A native question (docs/antigravity-1.3.0.md §9): a `session/request_permission`
+    /// whose tool call id is `interaction_<8 hex>`, titled with the question, one
+    /// `allow_once` option per answer (`optionId` "1", "2", …; no `tool_call` update before
+    /// or after). The answer (in the journal's `acp_in` frames, and on stderr) is recorded,
+    /// whatever it is, and the turn goes on. Questions are asked in every mode, `yolo`
+    /// included.
     Question(QuestionStep),
     /// A permission request for an MCP tool of *another* server (no MCP request is made):
     /// a pending `tool_call` whose `_meta.mcp` names `server` and `tool`, then

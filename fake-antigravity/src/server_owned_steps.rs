@@ -1,8 +1,8 @@
 //! The steps where the server acts on its own rather than through the host's bridge:
-//! `native` (a server-owned tool, research §8), `question` (a native question, §9) and
-//! `foreign_call` (an MCP tool of another server, §10). None touches disk or makes an MCP
-//! request; each shows the client the 1.3.0 frames and, whatever the client answers,
-//! the turn goes on. Only `session/cancel` stops it.
+//! `native` (a server-owned tool, docs/antigravity-1.3.0.md §8), `question` (a native
+//! question, §9) and `foreign_call` (an MCP tool of another server, §10). None touches disk
+//! or makes an MCP request; each shows the client the 1.3.0 frames and, whatever the client
+//! answers, the turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};

@@ -1,6 +1,7 @@
 //! A session's model and mode, and the three views of them the server sends: the legacy
 //! `models` (SessionModelState), `modes`, and `configOptions` (model first, then mode), in
-//! the research §6 shapes. Config is not persisted: load and resume reset it.
+//! the docs/antigravity-1.3.0.md §6 shapes. Config is not persisted: load and resume reset
+//! it.
 
 use serde_json::{Value, json};
 

@@ -1,7 +1,8 @@
-//! Opening and closing sessions (research §6): `session/new`, `session/load` (replays the
-//! history first), `session/resume` (no replay), `session/list`, `session/close`. Params
-//! are validated first (-32602), then the sign-in state (-32000). Sessions live in this
-//! process only: load and resume know the sessions this process opened.
+//! Opening and closing sessions (docs/antigravity-1.3.0.md §6): `session/new`,
+//! `session/load` (replays the history first), `session/resume` (no replay),
+//! `session/list`, `session/close`. Params are validated first (-32602), then the sign-in
+//! state (-32000). Sessions live in this process only: load and resume know the sessions
+//! this process opened.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
-//! `session/update` notifications in the recorded 1.3.0 shapes (research §8, §10, §13):
-//! text and thought chunks with no `messageId`, `usage_update`, MCP `tool_call` and
-//! `tool_call_update`, sent as raw JSON through the SDK connection.
+//! `session/update` notifications in the recorded 1.3.0 shapes (docs/antigravity-1.3.0.md
+//! §8, §10, §13): text and thought chunks with no `messageId`, `usage_update`, MCP
+//! `tool_call` and `tool_call_update`, sent as raw JSON through the SDK connection.
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Client, Error, UntypedMessage};

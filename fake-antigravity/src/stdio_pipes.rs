@@ -1,6 +1,6 @@
 //! The process's stdin/stdout as tokio streams. When fd 0/1 are pipes they are wrapped as
 //! tokio unix pipes (non-blocking, no blocking-pool hop per write: ~5× the frame rate of
-//! `tokio::io::stdout()`, see research rust-crates.md "Streaming trap"); otherwise (a tty, a
+//! `tokio::io::stdout()`, see the README's benchmark floors); otherwise (a tty, a
 //! file, a socket) the fake falls back to `tokio::io::stdin()` / `stdout()`.
 //!
 //! Call these inside a tokio runtime.

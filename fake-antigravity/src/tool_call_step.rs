@@ -1,10 +1,10 @@
-//! The `call` step: a host tool used the way 1.3.0 uses MCP tools (research §8–§10):
-//! resolve the tool on the session's `http` MCP servers (lazy connect, `initialize`,
-//! `tools/list`), announce a pending `tool_call`, ask `session/request_permission` (unless
-//! the session is in `yolo` mode), then run the real `tools/call` and report `completed` or
-//! `failed`. A denied or cancelled permission fails the tool call and ends the turn.
-//! The three stages ([`announce`], [`permit`], [`execute`]) are public so that `parallel`
-//! can run them for several calls at once.
+//! The `call` step: a host tool used the way 1.3.0 uses MCP tools
+//! (docs/antigravity-1.3.0.md §8–§10): resolve the tool on the session's `http` MCP servers
+//! (lazy connect, `initialize`, `tools/list`), announce a pending `tool_call`, ask
+//! `session/request_permission` (unless the session is in `yolo` mode), then run the real
+//! `tools/call` and report `completed` or `failed`. A denied or cancelled permission fails
+//! the tool call and ends the turn. The three stages ([`announce`], [`permit`],
+//! [`execute`]) are public so that `parallel` can run them for several calls at once.
 
 use agent_client_protocol::Error;
 use serde_json::Value;

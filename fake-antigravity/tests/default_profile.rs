@@ -144,10 +144,9 @@ async fn initialize_session_new_and_echo_follow_the_1_3_0_wire() {
 }
 
 #[tokio::test]
-async fn config_changes_and_error_shapes() {
+async fn config_changes_answer_the_updated_options() {
     let mut fake = start_fake(&[], &[]).await;
     let session_id = fake.new_session(json!([])).await;
-
     let changed = fake
         .request(
             "session/set_config_option",
@@ -160,30 +159,6 @@ async fn config_changes_and_error_shapes() {
         "gemini-3.1-pro-low"
     );
     assert_eq!(changed["configOptions"][1]["currentValue"], "default");
-
-    let refused = fake
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session_id, "configId": "model", "value": "gpt-9"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
-
-    let misnamed = fake
-        .request(
-            "session/set_config_option",
-            json!({"sessionId": session_id, "configOptionId": "model", "value": "x"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(
-        misnamed.data,
-        Some(
-            json!({"errors": [{"loc": ["configId"], "msg": "field required", "type": "value_error.missing"}]})
-        )
-    );
-
     let set_mode = fake
         .request(
             "session/set_mode",
@@ -200,11 +175,45 @@ async fn config_changes_and_error_shapes() {
         .await
         .unwrap();
     assert_eq!(set_model, json!({}));
+    assert!(fake.close().await.success());
+}
 
+#[tokio::test]
+async fn invalid_config_params_are_refused_in_the_1_3_0_shape() {
+    let mut fake = start_fake(&[], &[]).await;
+    let session_id = fake.new_session(json!([])).await;
+    let refused = fake
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session_id, "configId": "model", "value": "gpt-9"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
+    let misnamed = fake
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": session_id, "configOptionId": "model", "value": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        misnamed.data,
+        Some(
+            json!({"errors": [{"loc": ["configId"], "msg": "field required", "type": "value_error.missing"}]})
+        )
+    );
+    assert!(fake.close().await.success());
+}
+
+#[tokio::test]
+async fn unknown_methods_are_not_found() {
+    let mut fake = start_fake(&[], &[]).await;
+    let session_id = fake.new_session(json!([])).await;
     let unknown = fake.request("newSession", json!({})).await.unwrap_err();
     assert_eq!(unknown.code, ErrorCode::METHOD_NOT_FOUND);
     assert_eq!(unknown.data, Some(json!({"method": "newSession"})));
-
+    // A notification method sent as a request is unknown too, as on RC01.
     let cancel_as_request = fake
         .request("session/cancel", json!({"sessionId": session_id}))
         .await
@@ -214,7 +223,12 @@ async fn config_changes_and_error_shapes() {
         cancel_as_request.data,
         Some(json!({"method": "session/cancel"}))
     );
+    assert!(fake.close().await.success());
+}
 
+#[tokio::test]
+async fn session_list_answers_without_sessions() {
+    let fake = start_fake(&[], &[]).await;
     assert_eq!(
         fake.request("session/list", json!({})).await.unwrap(),
         json!({"sessions": []})

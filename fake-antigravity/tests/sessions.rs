@@ -10,9 +10,8 @@ use serde_json::json;
 use support::{WAIT, start_fake};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-#[tokio::test]
-async fn load_replays_history_resume_does_not_and_unknown_ids_are_not_found() {
-    let mut fake = start_fake(&[], &[]).await;
+/// A session in `yolo` mode that answered one prompt ("first"), its echo consumed.
+async fn session_with_one_turn(fake: &mut support::FakeSession) -> String {
     let session_id = fake.new_session(json!([])).await;
     fake.request(
         "session/set_config_option",
@@ -27,7 +26,13 @@ async fn load_replays_history_resume_does_not_and_unknown_ids_are_not_found() {
     .await
     .unwrap();
     assert_eq!(fake.next_update().await["content"]["text"], "first");
+    session_id
+}
 
+#[tokio::test]
+async fn load_replays_the_history_then_answers_with_default_config() {
+    let mut fake = start_fake(&[], &[]).await;
+    let session_id = session_with_one_turn(&mut fake).await;
     let loaded = fake
         .request(
             "session/load",
@@ -51,7 +56,13 @@ async fn load_replays_history_resume_does_not_and_unknown_ids_are_not_found() {
         fake.next_update().await["sessionUpdate"],
         "available_commands_update"
     );
+    assert!(fake.close().await.success());
+}
 
+#[tokio::test]
+async fn resume_does_not_replay() {
+    let mut fake = start_fake(&[], &[]).await;
+    let session_id = session_with_one_turn(&mut fake).await;
     let resumed = fake
         .request(
             "session/resume",
@@ -65,7 +76,12 @@ async fn load_replays_history_resume_does_not_and_unknown_ids_are_not_found() {
         "available_commands_update",
         "resume does not replay"
     );
+    assert!(fake.close().await.success());
+}
 
+#[tokio::test]
+async fn an_unknown_session_id_is_not_found() {
+    let fake = start_fake(&[], &[]).await;
     let missing = fake
         .request(
             "session/resume",
@@ -82,7 +98,13 @@ async fn load_replays_history_resume_does_not_and_unknown_ids_are_not_found() {
         missing.data.as_ref().unwrap()["sessionId"],
         "00000000-0000-4000-8000-000000000000"
     );
+    assert!(fake.close().await.success());
+}
 
+#[tokio::test]
+async fn a_closed_session_takes_no_prompt() {
+    let mut fake = start_fake(&[], &[]).await;
+    let session_id = session_with_one_turn(&mut fake).await;
     assert_eq!(
         fake.request("session/close", json!({"sessionId": session_id}))
             .await

@@ -1,4 +1,5 @@
-//! `AcpConnection`: the official SDK's client connection over the server's stdio. Session
+//! `AcpConnection`: the official SDK's client connection over the server's stdio (or any
+//! pair of byte streams). Session
 //! updates flow into the turn's bounded event channel (a full channel holds the server
 //! back rather than dropping anything); permission requests are answered at once by the
 //! permission policy; fs and terminal requests are refused by the SDK, since the client
@@ -13,9 +14,10 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
     Agent, ByteStreams, Client, on_receive_notification, on_receive_request,
 };
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use tokio_util::task::AbortOnDropHandle;
 
 use super::events::{ServerEvent, UpdateTracker};
 use super::permission;
@@ -29,7 +31,8 @@ use crate::server::ServerPipes;
 pub(crate) struct AcpConnection {
     cx: ConnectionTo<Agent>,
     stop: Option<oneshot::Sender<()>>,
-    driver: JoinHandle<Result<(), agent_client_protocol::Error>>,
+    /// Aborted on drop, so a dropped connection never outlives its turn.
+    driver: AbortOnDropHandle<Result<(), agent_client_protocol::Error>>,
 }
 
 impl AcpConnection {
@@ -39,7 +42,23 @@ impl AcpConnection {
         bridge: Option<BridgeIdentity>,
         events: mpsc::Sender<ServerEvent>,
     ) -> Result<Self, AdapterError> {
-        let transport = ByteStreams::new(pipes.stdin.compat_write(), pipes.stdout.compat());
+        Self::connect_streams(pipes.stdin, pipes.stdout, bridge, events).await
+    }
+
+    /// Connects over any pair of byte streams: `to_server` carries our frames,
+    /// `from_server` the server's. The turn passes the server's stdio; tests pass an
+    /// in-process duplex to the fake.
+    pub(crate) async fn connect_streams<W, R>(
+        to_server: W,
+        from_server: R,
+        bridge: Option<BridgeIdentity>,
+        events: mpsc::Sender<ServerEvent>,
+    ) -> Result<Self, AdapterError>
+    where
+        W: AsyncWrite + Send + Unpin + 'static,
+        R: AsyncRead + Send + Unpin + 'static,
+    {
+        let transport = ByteStreams::new(to_server.compat_write(), from_server.compat());
         let mut tracker = UpdateTracker::new(bridge.clone());
         let builder = Client
             .v1()
@@ -74,6 +93,7 @@ impl AcpConnection {
             let _stop_or_gone = stopped.await;
             Ok(())
         }));
+        let driver = AbortOnDropHandle::new(driver);
         let cx = cx_receiver
             .await
             .map_err(|_| AdapterError::ConnectionClosed("connect"))?;

@@ -9,9 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::TestResult;
 use crate::contract::ToolDefinition;
-
-/// The error type of these tests' fallible steps.
-type Failure = Box<dyn std::error::Error + Send + Sync>;
+use test_support::Failure;
 
 const BOUND: Duration = Duration::from_secs(10);
 
@@ -180,7 +178,7 @@ async fn answer_of(
 }
 
 #[tokio::test]
-async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh() -> TestResult {
+async fn invalid_arguments_never_reach_dsh() -> TestResult {
     let mut bridge = running().await?;
     let name = catalog::mcp_name("read.file");
     let invalid = bridge.rpc(call(1, &name, json!({"path": "x"}))).await?;
@@ -189,9 +187,27 @@ async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh(
         bridge.calls.try_recv().is_err(),
         "an invalid call reached DSH"
     );
+    bridge.bridge.close().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_an_invalid_params_error() -> TestResult {
+    let mut bridge = running().await?;
     let unknown = bridge.rpc(call(2, "nope", json!({}))).await?;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        bridge.calls.try_recv().is_err(),
+        "a call of an unknown tool reached DSH"
+    );
+    bridge.bridge.close().await;
+    Ok(())
+}
 
+#[tokio::test]
+async fn a_valid_call_parks_until_answered() -> TestResult {
+    let mut bridge = running().await?;
+    let name = catalog::mcp_name("read.file");
     let pending = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
     let parked = next_parked(&mut bridge).await?;
     assert_eq!(parked.tool_name, "read.file");
@@ -213,21 +229,53 @@ async fn a_valid_call_parks_until_answered_and_an_invalid_one_never_reaches_dsh(
 }
 
 #[tokio::test]
-async fn closing_settles_parked_calls_and_releases_the_port() -> TestResult {
+async fn closing_settles_parked_calls() -> TestResult {
     let mut bridge = running().await?;
     let name = catalog::mcp_name("read.file");
     let pending = bridge.spawn_call(1, &name, json!({"path": "notes.md"}));
     let parked = next_parked(&mut bridge).await?;
-    let url = bridge.url.clone();
     bridge.bridge.close().await;
     let answer = answer_of(pending).await?;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     drop(parked);
+    Ok(())
+}
+
+#[tokio::test]
+async fn closing_releases_the_port() -> TestResult {
+    let bridge = running().await?;
+    let url = bridge.url.clone();
+    bridge.bridge.close().await;
     let after = reqwest::Client::new().post(url).send().await;
     assert!(
         after.is_err_and(|e| e.is_connect()),
         "the port still answers after close"
     );
+    Ok(())
+}
+
+/// A bridge dropped without `close` (its turn panicked, say) still stops serving.
+#[tokio::test]
+async fn a_dropped_bridge_releases_its_port() -> TestResult {
+    use tokio::io::AsyncReadExt;
+    let bridge = running().await?;
+    let authority = bridge
+        .url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .ok_or("the bridge URL has no authority")?
+        .to_owned();
+    drop(bridge);
+    // Every connection the port still takes is closed once serving stops (at once, or
+    // when the listener goes); the first refused connection is the port released.
+    tokio::time::timeout(BOUND, async {
+        while let Ok(mut stream) = tokio::net::TcpStream::connect(&authority).await {
+            let mut ignored = Vec::new();
+            let _ended = stream.read_to_end(&mut ignored).await;
+        }
+    })
+    .await
+    .map_err(|_| "a dropped bridge kept its port open")?;
     Ok(())
 }
 

@@ -44,21 +44,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scratch_is_private_and_removed() -> crate::TestResult {
+    fn scratch_is_private() -> crate::TestResult {
         let root = tempfile::tempdir()?;
         let scratch = ScratchDir::create(Some(root.path()))?;
-        let path = scratch.path().to_path_buf();
-        std::fs::write(path.join("left-by-server"), b"x")?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&path)?.permissions().mode();
+            let mode = std::fs::metadata(scratch.path())?.permissions().mode();
             assert_eq!(
                 mode & 0o077,
                 0,
                 "scratch dir is readable by others: {mode:o}"
             );
         }
+        scratch.remove();
+        Ok(())
+    }
+
+    #[test]
+    fn removing_scratch_takes_what_the_server_left() -> crate::TestResult {
+        let root = tempfile::tempdir()?;
+        let scratch = ScratchDir::create(Some(root.path()))?;
+        let path = scratch.path().to_path_buf();
+        std::fs::write(path.join("left-by-server"), b"x")?;
         scratch.remove();
         assert!(!path.exists());
         Ok(())

@@ -1,50 +1,33 @@
-//! `TurnLoop`: a turn's event loop. While DSH holds a stream it forwards the server's
-//! chunks as blocks, turns each bridge call into a DSH tool call and pauses with
-//! finish(tool-calls), parking the exchange; while DSH runs the tools it waits for the
-//! continuation, DSH's abort signal, the tool timeout or disposal. The one ACP prompt
-//! spans every round.
+//! `TurnLoop`: a turn's event loop, a two-phase state machine (see the crate's
+//! `concepts` page). While **streaming**, DSH holds a stream: the server's chunks become
+//! blocks on it, and bridge calls become DSH tool calls, after which the stream ends with
+//! finish(tool-calls) and the loop **parks** the exchange. While **parked**, DSH runs the
+//! tools; the loop waits for the continuation (whose results resolve the parked calls by
+//! call id, and whose stream the loop streams to next), DSH's abort signal, the tool
+//! timeout or disposal. The one ACP prompt spans every round.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use super::blocks::BlockWriter;
+use super::ends::{Outcome, TurnEnds};
 use super::exchange::{Continuation, ExchangeRegistry, HistoryDigest, PendingExchange};
 use super::finish_reason;
 use super::prompt::output_text;
 use crate::acp::ServerEvent;
 use crate::bridge::{ParkedCall, ToolReply};
-use crate::contract::{FinishReason, PartSender, StreamPart};
+use crate::contract::{FinishReason, PartSender, StreamPart, ToolResult};
 use crate::error::AdapterError;
-
-/// How a turn ended.
-#[derive(Debug)]
-pub(crate) enum Outcome {
-    /// The prompt finished.
-    Finished(FinishReason),
-    /// Something failed.
-    Failed(AdapterError),
-    /// DSH's abort signal fired.
-    Cancelled,
-    /// A newer generate replaced the exchange (changed context or tools).
-    Superseded,
-    /// The provider was disposed.
-    Disposed,
-    /// DSH dropped the stream (an early return).
-    DroppedByDsh,
-}
 
 /// The channels and settings a loop is built from.
 #[derive(Debug)]
 pub(crate) struct TurnLoopParts {
     pub(crate) events: mpsc::Receiver<ServerEvent>,
-    pub(crate) calls: mpsc::Receiver<ParkedCall>,
-    pub(crate) abort: CancellationToken,
-    pub(crate) provider: CancellationToken,
-    pub(crate) close: CancellationToken,
+    pub(crate) ends: TurnEnds,
     pub(crate) registry: Arc<ExchangeRegistry>,
     pub(crate) id: u64,
     pub(crate) fingerprint: [u8; 32],
@@ -55,12 +38,23 @@ pub(crate) struct TurnLoopParts {
     pub(crate) segment_started: Instant,
 }
 
-/// What woke the loop.
+/// Where the turn stands between the server and DSH. Each phase holds exactly what it
+/// needs: only a streaming turn has a stream to write to, only a parked one has calls
+/// waiting for DSH.
+#[derive(Debug)]
+enum Phase {
+    /// DSH holds `sink`; server output becomes blocks on it.
+    Streaming {
+        sink: PartSender,
+        blocks: BlockWriter,
+    },
+    /// DSH's stream ended with finish(tool-calls); these calls, by call id, wait for its
+    /// results.
+    Parked { calls: HashMap<String, ParkedCall> },
+}
+
+/// What woke the loop (other than the turn ending).
 enum Wake {
-    Disposed,
-    Superseded,
-    Cancelled,
-    Dropped,
     Deadline,
     Call(Option<ParkedCall>),
     Event(Option<ServerEvent>),
@@ -71,27 +65,33 @@ enum Wake {
 #[derive(Debug)]
 pub(crate) struct TurnLoop {
     parts: TurnLoopParts,
+    /// `None` once the bridge stopped sending calls (or the turn has no bridge left).
+    calls: Option<mpsc::Receiver<ParkedCall>>,
     control: mpsc::Receiver<Continuation>,
     control_tx: mpsc::Sender<Continuation>,
-    sink: Option<PartSender>,
-    calls_open: bool,
-    blocks: BlockWriter,
-    awaiting: Vec<ParkedCall>,
+    phase: Phase,
+    /// When the current model segment (streaming) or the wait for DSH (parked) times out.
     deadline: Instant,
 }
 
 impl TurnLoop {
-    pub(crate) fn new(parts: TurnLoopParts, sink: PartSender) -> Self {
+    /// A loop that streams to `sink` first and takes bridge calls from `calls`.
+    pub(crate) fn new(
+        parts: TurnLoopParts,
+        calls: mpsc::Receiver<ParkedCall>,
+        sink: PartSender,
+    ) -> Self {
         let (control_tx, control) = mpsc::channel(1);
         let deadline = parts.segment_started + parts.timeout;
         Self {
             parts,
+            calls: Some(calls),
             control,
             control_tx,
-            sink: Some(sink),
-            calls_open: true,
-            blocks: BlockWriter::default(),
-            awaiting: Vec::new(),
+            phase: Phase::Streaming {
+                sink,
+                blocks: BlockWriter::default(),
+            },
             deadline,
         }
     }
@@ -99,30 +99,20 @@ impl TurnLoop {
     /// Runs until the turn ends.
     pub(crate) async fn run(&mut self) -> Outcome {
         loop {
-            let wake = match self.sink.clone() {
-                Some(sink) => self.wait_active(&sink).await,
-                None => self.wait_idle().await,
-            };
-            let step = match wake {
-                Wake::Disposed => Err(Outcome::Disposed),
-                Wake::Superseded => Err(Outcome::Superseded),
-                Wake::Cancelled => Err(Outcome::Cancelled),
-                Wake::Dropped => Err(Outcome::DroppedByDsh),
-                Wake::Deadline => self.on_deadline(),
-                Wake::Call(Some(call)) => self.on_call(call).await,
-                Wake::Call(None) => {
-                    self.calls_open = false;
+            let step = match self.wait().await {
+                Err(outcome) => Err(outcome),
+                Ok(Wake::Deadline) => self.on_deadline(),
+                Ok(Wake::Call(Some(call))) => self.on_call(call).await,
+                Ok(Wake::Call(None)) => {
+                    self.calls = None;
                     Ok(())
                 }
-                Wake::Event(Some(event)) => self.on_event(event).await,
-                Wake::Event(None) => Err(Outcome::Failed(AdapterError::ConnectionClosed(
+                Ok(Wake::Event(Some(event))) => self.on_event(event).await,
+                Ok(Wake::Event(None)) => Err(Outcome::Failed(AdapterError::ConnectionClosed(
                     "the prompt",
                 ))),
-                Wake::Resume(Some(continuation)) => {
-                    self.resume(continuation);
-                    Ok(())
-                }
-                Wake::Resume(None) => Err(Outcome::Failed(AdapterError::ConnectionClosed(
+                Ok(Wake::Resume(Some(continuation))) => self.resume(continuation),
+                Ok(Wake::Resume(None)) => Err(Outcome::Failed(AdapterError::ConnectionClosed(
                     "the tool exchange",
                 ))),
             };
@@ -132,36 +122,42 @@ impl TurnLoop {
         }
     }
 
-    async fn wait_active(&mut self, sink: &PartSender) -> Wake {
-        let p = &mut self.parts;
-        tokio::select! {
-            biased;
-            () = p.provider.cancelled() => Wake::Disposed,
-            () = p.close.cancelled() => Wake::Superseded,
-            () = p.abort.cancelled() => Wake::Cancelled,
-            () = sink.closed() => Wake::Dropped,
-            () = tokio::time::sleep_until(self.deadline) => Wake::Deadline,
-            // Server events before bridge calls: text the server streamed before it called
-            // a tool is already queued when the call arrives, and belongs before it.
-            event = p.events.recv() => Wake::Event(event),
-            call = p.calls.recv(), if self.calls_open => Wake::Call(call),
-        }
-    }
-
-    async fn wait_idle(&mut self) -> Wake {
-        let p = &self.parts;
-        tokio::select! {
-            biased;
-            () = p.provider.cancelled() => Wake::Disposed,
-            () = p.close.cancelled() => Wake::Superseded,
-            () = p.abort.cancelled() => Wake::Cancelled,
-            () = tokio::time::sleep_until(self.deadline) => Wake::Deadline,
-            continuation = self.control.recv() => Wake::Resume(continuation),
+    /// The next thing to handle in the current phase, unless the turn ends first.
+    async fn wait(&mut self) -> Result<Wake, Outcome> {
+        let deadline = tokio::time::sleep_until(self.deadline);
+        match &self.phase {
+            Phase::Streaming { sink, .. } => {
+                let events = &mut self.parts.events;
+                let calls = &mut self.calls;
+                let next = async {
+                    tokio::select! {
+                        biased;
+                        () = deadline => Wake::Deadline,
+                        // Server events before bridge calls: text the server streamed
+                        // before it called a tool is already queued when the call
+                        // arrives, and belongs before it.
+                        event = events.recv() => Wake::Event(event),
+                        call = recv_call(calls) => Wake::Call(call),
+                    }
+                };
+                self.parts.ends.or_end(Some(sink), next).await
+            }
+            Phase::Parked { .. } => {
+                let control = &mut self.control;
+                let next = async {
+                    tokio::select! {
+                        biased;
+                        () = deadline => Wake::Deadline,
+                        continuation = control.recv() => Wake::Resume(continuation),
+                    }
+                };
+                self.parts.ends.or_end(None, next).await
+            }
         }
     }
 
     fn on_deadline(&mut self) -> Result<(), Outcome> {
-        if self.sink.is_some() {
+        if let Phase::Streaming { .. } = self.phase {
             return Err(Outcome::Failed(AdapterError::Timeout("the model segment")));
         }
         if self.parts.registry.withdraw(self.parts.id) {
@@ -174,21 +170,23 @@ impl TurnLoop {
         Ok(())
     }
 
-    /// Sends a part to DSH, giving up when DSH aborts or the provider is disposed.
+    /// Sends a part to DSH while streaming, unless the turn ends first.
     async fn emit(&mut self, part: StreamPart) -> Result<(), Outcome> {
-        let Some(sink) = &self.sink else {
+        let Phase::Streaming { sink, .. } = &self.phase else {
             return Ok(());
         };
-        tokio::select! {
-            biased;
-            () = self.parts.provider.cancelled() => Err(Outcome::Disposed),
-            () = self.parts.abort.cancelled() => Err(Outcome::Cancelled),
-            sent = sink.send(part) => if sent { Ok(()) } else { Err(Outcome::DroppedByDsh) },
+        if self.parts.ends.or_end(Some(sink), sink.send(part)).await? {
+            Ok(())
+        } else {
+            Err(Outcome::DroppedByDsh)
         }
     }
 
-    async fn emit_call(&mut self, call: ParkedCall) -> Result<(), Outcome> {
-        let (closed, index) = self.blocks.tool_call();
+    async fn emit_call(&mut self, call: &ParkedCall) -> Result<(), Outcome> {
+        let Phase::Streaming { blocks, .. } = &mut self.phase else {
+            return Ok(());
+        };
+        let (closed, index) = blocks.tool_call();
         if let Some(part) = closed {
             self.emit(part).await?;
         }
@@ -198,29 +196,30 @@ impl TurnLoop {
             tool_name: call.tool_name.clone(),
             arguments: call.arguments.clone(),
         })
-        .await?;
-        self.awaiting.push(call);
-        Ok(())
+        .await
     }
 
-    async fn on_call(&mut self, call: ParkedCall) -> Result<(), Outcome> {
-        self.emit_call(call).await?;
-        // Parallel calls that already arrived join this round.
-        while let Ok(next) = self.parts.calls.try_recv() {
-            self.emit_call(next).await?;
+    async fn on_call(&mut self, first: ParkedCall) -> Result<(), Outcome> {
+        let mut issued = Vec::new();
+        let mut next = Some(first);
+        while let Some(call) = next {
+            self.emit_call(&call).await?;
+            issued.push(call);
+            // Parallel calls that already arrived join this round.
+            next = self.calls.as_mut().and_then(|calls| calls.try_recv().ok());
         }
-        self.pause().await
+        self.pause(issued).await
     }
 
     /// Parks the exchange and ends DSH's stream with finish(tool-calls).
-    async fn pause(&mut self) -> Result<(), Outcome> {
+    async fn pause(&mut self, issued: Vec<ParkedCall>) -> Result<(), Outcome> {
         self.parts.registry.park(PendingExchange {
             id: self.parts.id,
-            issued: self.awaiting.iter().map(|c| c.call_id.clone()).collect(),
+            issued: issued.iter().map(|c| c.call_id.clone()).collect(),
             fingerprint: self.parts.fingerprint,
             history: self.parts.history.clone(),
             control: self.control_tx.clone(),
-            close: self.parts.close.clone(),
+            close: self.parts.ends.close.clone(),
         });
         let finish = StreamPart::Finish {
             reason: FinishReason::ToolCalls,
@@ -229,36 +228,67 @@ impl TurnLoop {
             self.parts.registry.withdraw(self.parts.id);
             return Err(outcome);
         }
-        self.sink = None;
+        let calls = issued
+            .into_iter()
+            .map(|call| (call.call_id.clone(), call))
+            .collect();
+        self.phase = Phase::Parked { calls };
         self.deadline = Instant::now() + self.parts.tool_timeout;
         Ok(())
     }
 
-    /// Delivers DSH's results to the parked calls and streams to the new generate.
-    fn resume(&mut self, continuation: Continuation) {
-        for (call, result) in self.awaiting.drain(..).zip(continuation.results) {
-            if call.call_id != result.call_id {
-                tracing::error!("a continuation's results are out of order");
-            }
-            let reply = ToolReply {
-                text: output_text(&result.output),
-                is_error: result.is_error,
+    /// Streams to the continuation's generate from now on, and answers each parked call
+    /// with the result of the same call id. A result for no parked call, or a parked call
+    /// left without a result, fails the turn (on the new stream) as invalid history.
+    fn resume(&mut self, continuation: Continuation) -> Result<(), Outcome> {
+        let Continuation {
+            results,
+            sink,
+            abort,
+            history,
+        } = continuation;
+        let parked = std::mem::replace(
+            &mut self.phase,
+            Phase::Streaming {
+                sink,
+                blocks: BlockWriter::default(),
+            },
+        );
+        self.parts.ends.abort = abort;
+        self.parts.history = history;
+        self.deadline = Instant::now() + self.parts.timeout;
+        let Phase::Parked { mut calls } = parked else {
+            return Err(Outcome::Failed(AdapterError::InvalidHistory(
+                "tool results arrived while no call was waiting for them".to_owned(),
+            )));
+        };
+        for result in results {
+            let Some(call) = calls.remove(&result.call_id) else {
+                return Err(Outcome::Failed(AdapterError::InvalidHistory(format!(
+                    "a tool result answers call `{}`, which is not waiting for one",
+                    result.call_id
+                ))));
             };
-            if !call.resolve(reply) {
+            if !call.resolve(reply_of(&result)) {
                 tracing::debug!("the server gave up on a call before DSH answered it");
             }
         }
-        self.sink = Some(continuation.sink);
-        self.parts.abort = continuation.abort;
-        self.parts.history = continuation.history;
-        self.blocks = BlockWriter::default();
-        self.deadline = Instant::now() + self.parts.timeout;
+        if let Some(id) = calls.keys().next() {
+            return Err(Outcome::Failed(AdapterError::InvalidHistory(format!(
+                "the tool result for call `{id}` is missing"
+            ))));
+        }
+        Ok(())
     }
 
     async fn on_event(&mut self, event: ServerEvent) -> Result<(), Outcome> {
         match event {
             ServerEvent::Chunk { kind, text } => {
-                for part in self.blocks.delta(kind, text) {
+                let parts = match &mut self.phase {
+                    Phase::Streaming { blocks, .. } => blocks.delta(kind, text),
+                    Phase::Parked { .. } => Vec::new(),
+                };
+                for part in parts {
                     self.emit(part).await?;
                 }
                 Ok(())
@@ -270,7 +300,9 @@ impl TurnLoop {
                 "a server-owned tool started running".to_owned(),
             ))),
             ServerEvent::PromptDone(Ok(stop)) => {
-                if let Some(part) = self.blocks.close() {
+                if let Phase::Streaming { blocks, .. } = &mut self.phase
+                    && let Some(part) = blocks.close()
+                {
                     self.emit(part).await?;
                 }
                 Err(Outcome::Finished(finish_reason(stop)))
@@ -288,17 +320,39 @@ impl TurnLoop {
         grace: Duration,
     ) -> (Option<PartSender>, mpsc::Receiver<ServerEvent>) {
         self.control.close();
-        if self.sink.is_none() {
-            self.sink = self.control.try_recv().ok().map(|c| c.sink);
-        }
-        // Dropping a parked call answers its HTTP request with an error result.
-        self.awaiting.clear();
+        let (sink, closing_part) = match self.phase {
+            Phase::Streaming { sink, mut blocks } => (Some(sink), blocks.close()),
+            Phase::Parked { calls } => {
+                // Dropping a parked call answers its HTTP request with an error result.
+                drop(calls);
+                (self.control.try_recv().ok().map(|c| c.sink), None)
+            }
+        };
         let deliverable = !matches!(outcome, Outcome::DroppedByDsh | Outcome::Disposed);
-        if let (true, Some(sink), Some(part)) = (deliverable, &self.sink, self.blocks.close())
+        if let (true, Some(sink), Some(part)) = (deliverable, &sink, closing_part)
             && tokio::time::timeout(grace, sink.send(part)).await.is_err()
         {
             tracing::debug!("DSH did not take the closing block part");
         }
-        (self.sink, self.parts.events)
+        (sink, self.parts.events)
     }
 }
+
+/// The next bridge call, or never once the bridge stopped sending them.
+async fn recv_call(calls: &mut Option<mpsc::Receiver<ParkedCall>>) -> Option<ParkedCall> {
+    match calls {
+        Some(calls) => calls.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What DSH's result becomes on the MCP side.
+fn reply_of(result: &ToolResult) -> ToolReply {
+    ToolReply {
+        text: output_text(&result.output),
+        is_error: result.is_error,
+    }
+}
+
+#[cfg(test)]
+mod tests;

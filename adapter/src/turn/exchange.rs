@@ -68,7 +68,7 @@ pub(crate) fn fingerprint(request: &GenerateRequest) -> [u8; 32] {
 /// DSH's next generate, delivered to the parked turn.
 #[derive(Debug)]
 pub(crate) struct Continuation {
-    /// One result per issued call, in issue order.
+    /// One result per issued call (in issue order); the turn resolves each by call id.
     pub(crate) results: Vec<ToolResult>,
     /// Where the continued stream goes.
     pub(crate) sink: PartSender,

@@ -3,8 +3,6 @@
 //! transcript. Images travel as ACP image blocks; other binary input cannot be projected
 //! and fails explicitly.
 
-use std::fmt::Write as _;
-
 use agent_client_protocol::v1::schema::{ContentBlock, ImageContent, TextContent};
 use serde_json::Value;
 
@@ -23,6 +21,12 @@ pub(crate) fn output_text(output: &Value) -> String {
     }
 }
 
+/// Appends one formatted line (writing into a `String` cannot fail).
+fn push_line(text: &mut String, line: std::fmt::Arguments<'_>) {
+    text.push_str(&line.to_string());
+    text.push('\n');
+}
+
 fn instructions(catalog: Option<&ToolCatalog>, purpose: Purpose) -> String {
     let mut text = String::from(
         "[DSH adapter instructions]\n\
@@ -34,17 +38,21 @@ fn instructions(catalog: Option<&ToolCatalog>, purpose: Purpose) -> String {
     );
     match catalog.filter(|c| !c.is_empty()) {
         Some(catalog) => {
-            let _ = writeln!(
-                text,
-                "- Act only through the tools of the MCP server \"{BRIDGE_SERVER_NAME}\". \
+            push_line(
+                &mut text,
+                format_args!(
+                    "- Act only through the tools of the MCP server \"{BRIDGE_SERVER_NAME}\". \
                  DSH runs each call under its own permissions and returns the result; \
                  a denied call comes back as an error. Its tools:"
+                ),
             );
             for tool in catalog.tools() {
-                let _ = writeln!(
-                    text,
-                    "  - `{}` is DSH's tool \"{}\"",
-                    tool.mcp_name, tool.original
+                push_line(
+                    &mut text,
+                    format_args!(
+                        "  - `{}` is DSH's tool \"{}\"",
+                        tool.mcp_name, tool.original
+                    ),
                 );
             }
         }
@@ -107,7 +115,7 @@ fn render(
                             binary.data_base64.clone(),
                             binary.media_type.clone(),
                         )));
-                        let _ = writeln!(text, "(attached image {})", images.len());
+                        push_line(text, format_args!("(attached image {})", images.len()));
                     }
                 }
             }
@@ -121,13 +129,15 @@ fn render(
                         text.push('\n');
                     }
                     AssistantPart::Reasoning(r) => {
-                        let _ = writeln!(text, "(reasoning) {r}");
+                        push_line(text, format_args!("(reasoning) {r}"));
                     }
                     AssistantPart::ToolCall(call) => {
-                        let _ = writeln!(
+                        push_line(
                             text,
-                            "(tool call {}: {} {})",
-                            call.call_id, call.tool_name, call.arguments
+                            format_args!(
+                                "(tool call {}: {} {})",
+                                call.call_id, call.tool_name, call.arguments
+                            ),
                         );
                     }
                 }
@@ -136,12 +146,14 @@ fn render(
         Message::Tool(results) => {
             for result in results {
                 let status = if result.is_error { "error" } else { "ok" };
-                let _ = writeln!(
+                push_line(
                     text,
-                    "\n### tool result {} ({}, {status})\n{}",
-                    result.call_id,
-                    result.tool_name,
-                    output_text(&result.output)
+                    format_args!(
+                        "\n### tool result {} ({}, {status})\n{}",
+                        result.call_id,
+                        result.tool_name,
+                        output_text(&result.output)
+                    ),
                 );
             }
         }
@@ -205,16 +217,22 @@ mod tests {
         Ok(())
     }
 
+    fn image(media: &str) -> Message {
+        Message::User(vec![UserPart::Binary(BinaryPart {
+            media_type: media.into(),
+            data_base64: "AAAA".into(),
+        })])
+    }
+
     #[test]
-    fn images_project_and_other_binaries_fail() -> crate::TestResult {
-        let image = |media: &str| {
-            Message::User(vec![UserPart::Binary(BinaryPart {
-                media_type: media.into(),
-                data_base64: "AAAA".into(),
-            })])
-        };
+    fn images_travel_as_image_blocks() -> crate::TestResult {
         let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None)?;
         assert!(matches!(blocks[1], ContentBlock::Image(_)));
+        Ok(())
+    }
+
+    #[test]
+    fn other_binaries_fail_as_unsupported_input() -> crate::TestResult {
         let error = build_prompt(&request(vec![image("application/pdf")], vec![]), None)
             .err()
             .ok_or("a PDF was projected")?;

@@ -155,12 +155,21 @@ fn an_edited_earlier_message_closes_the_exchange_it_references() -> crate::TestR
 }
 
 #[test]
-fn titles_and_other_conversations_never_borrow_the_exchange() -> crate::TestResult {
+fn a_title_request_never_borrows_the_exchange() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut title = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
     title.purpose = Purpose::Title;
     assert!(matches!(claim(&registry, &title)?, Claim::Fresh));
+    assert!(!close.is_cancelled());
+    assert!(registry.withdraw(7), "the exchange is still parked");
+    Ok(())
+}
+
+#[test]
+fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
+    let base = vec![user("go")];
+    let (registry, close, _rx) = parked(&base, &["a"]);
     let subagent = request(vec![user("a subagent's own task")]);
     assert!(matches!(claim(&registry, &subagent)?, Claim::Fresh));
     assert!(!close.is_cancelled());

@@ -1,0 +1,152 @@
+//! Resuming a parked turn: each result answers the parked call with its call id, in
+//! whatever order DSH lists them; a result for no parked call, or a parked call left
+//! without one, is invalid history.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::TestResult;
+use crate::contract::PartStream;
+
+struct Parked {
+    turn: TurnLoop,
+    replies: HashMap<String, oneshot::Receiver<ToolReply>>,
+    _stream: PartStream,
+}
+
+/// A loop parked on calls of the tools `names`.
+fn parked(names: &[&str]) -> Parked {
+    let (_, events) = mpsc::channel(1);
+    let (_, calls) = mpsc::channel(1);
+    let provider = CancellationToken::new();
+    let parts = TurnLoopParts {
+        events,
+        ends: TurnEnds {
+            close: provider.child_token(),
+            provider,
+            abort: CancellationToken::new(),
+        },
+        registry: Arc::default(),
+        id: 1,
+        fingerprint: [0; 32],
+        history: HistoryDigest::of(&[]),
+        timeout: Duration::from_secs(600),
+        tool_timeout: Duration::from_secs(170),
+        segment_started: Instant::now(),
+    };
+    let (sink, stream) = PartStream::channel();
+    let mut turn = TurnLoop::new(parts, calls, sink);
+    let mut parked = HashMap::new();
+    let mut replies = HashMap::new();
+    for name in names {
+        let (call, reply) = ParkedCall::new((*name).to_owned(), json!({}));
+        replies.insert((*name).to_owned(), reply);
+        parked.insert(call.call_id.clone(), call);
+    }
+    turn.phase = Phase::Parked { calls: parked };
+    Parked {
+        turn,
+        replies,
+        _stream: stream,
+    }
+}
+
+impl Parked {
+    /// The call id the loop gave the call of `name`.
+    fn id_of(&self, name: &str) -> Result<String, String> {
+        let Phase::Parked { calls } = &self.turn.phase else {
+            return Err("not parked".into());
+        };
+        calls
+            .values()
+            .find(|c| c.tool_name == name)
+            .map(|c| c.call_id.clone())
+            .ok_or_else(|| format!("no parked call of {name}"))
+    }
+}
+
+fn result(call_id: &str, output: &str) -> ToolResult {
+    ToolResult {
+        call_id: call_id.to_owned(),
+        tool_name: "any".to_owned(),
+        output: json!(output),
+        is_error: false,
+    }
+}
+
+fn continuation(results: Vec<ToolResult>) -> (Continuation, PartStream) {
+    let (sink, stream) = PartStream::channel();
+    let continuation = Continuation {
+        results,
+        sink,
+        abort: CancellationToken::new(),
+        history: HistoryDigest::of(&[]),
+    };
+    (continuation, stream)
+}
+
+#[test]
+fn results_answer_the_calls_with_their_ids_in_any_order() -> TestResult {
+    // Five calls answered in reverse: a positional pairing matches all by chance 1 in 120.
+    let names = ["a", "b", "c", "d", "e"];
+    let mut parked = parked(&names);
+    let mut results = Vec::new();
+    for name in names.iter().rev() {
+        results.push(result(&parked.id_of(name)?, &format!("answer {name}")));
+    }
+    let (resumed, _stream) = continuation(results);
+    assert!(parked.turn.resume(resumed).is_ok());
+    for name in names {
+        let reply = parked
+            .replies
+            .get_mut(name)
+            .ok_or("no reply channel")?
+            .try_recv()?;
+        assert_eq!(
+            reply.text,
+            format!("answer {name}"),
+            "{name} got another call's result"
+        );
+    }
+    assert!(matches!(parked.turn.phase, Phase::Streaming { .. }));
+    Ok(())
+}
+
+#[test]
+fn a_result_for_no_parked_call_is_invalid_history() -> TestResult {
+    let mut parked = parked(&["first"]);
+    let first = parked.id_of("first")?;
+    let (resumed, _stream) = continuation(vec![result("call_foreign", "?"), result(&first, "ok")]);
+    let outcome = parked.turn.resume(resumed);
+    assert!(
+        matches!(
+            outcome,
+            Err(Outcome::Failed(AdapterError::InvalidHistory(_)))
+        ),
+        "{outcome:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_parked_call_without_a_result_is_invalid_history() -> TestResult {
+    let mut parked = parked(&["first", "second"]);
+    let first = parked.id_of("first")?;
+    let (resumed, _stream) = continuation(vec![result(&first, "ok")]);
+    let outcome = parked.turn.resume(resumed);
+    assert!(
+        matches!(
+            outcome,
+            Err(Outcome::Failed(AdapterError::InvalidHistory(_)))
+        ),
+        "{outcome:?}"
+    );
+    // The unanswered call was dropped, which answers its HTTP request with an error.
+    let left = parked.replies.get_mut("second").ok_or("no reply channel")?;
+    assert!(left.try_recv().is_err());
+    Ok(())
+}

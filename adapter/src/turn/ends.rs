@@ -1,0 +1,117 @@
+//! How a turn ends: [`Outcome`], and [`TurnEnds`], the signals that end a turn from
+//! outside whatever it is doing (disposal, supersession, DSH's abort, DSH dropping its
+//! stream). [`TurnEnds::or_end`] is the one place that races a piece of work against them,
+//! always in the same order.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::contract::{FinishReason, PartSender};
+use crate::error::AdapterError;
+
+/// How a turn ended.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// The prompt finished.
+    Finished(FinishReason),
+    /// Something failed.
+    Failed(AdapterError),
+    /// DSH's abort signal fired.
+    Cancelled,
+    /// A newer generate replaced the exchange (changed context or tools).
+    Superseded,
+    /// The provider was disposed.
+    Disposed,
+    /// DSH dropped the stream (an early return).
+    DroppedByDsh,
+}
+
+/// The outside signals that end a turn.
+#[derive(Debug, Clone)]
+pub(crate) struct TurnEnds {
+    /// The provider's token: cancelled on disposal.
+    pub(crate) provider: CancellationToken,
+    /// The turn's own token (a child of `provider`): cancelled when a newer generate
+    /// supersedes the parked exchange. The bridge closes with it.
+    pub(crate) close: CancellationToken,
+    /// The abort signal of the generate DSH is currently waiting on; a continuation
+    /// replaces it.
+    pub(crate) abort: CancellationToken,
+}
+
+impl TurnEnds {
+    /// Runs `work` unless the turn ends first. The checks are biased, in this order:
+    /// disposal, supersession, DSH's abort, then (when DSH holds `stream`) DSH dropping
+    /// it; `work` is polled last, so an ending that is already signalled always wins.
+    pub(crate) async fn or_end<T>(
+        &self,
+        stream: Option<&PartSender>,
+        work: impl Future<Output = T>,
+    ) -> Result<T, Outcome> {
+        let dropped = async {
+            match stream {
+                Some(stream) => stream.closed().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = self.provider.cancelled() => Err(Outcome::Disposed),
+            () = self.close.cancelled() => Err(Outcome::Superseded),
+            () = self.abort.cancelled() => Err(Outcome::Cancelled),
+            () = dropped => Err(Outcome::DroppedByDsh),
+            done = work => Ok(done),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::PartStream;
+
+    fn ends() -> TurnEnds {
+        let provider = CancellationToken::new();
+        TurnEnds {
+            close: provider.child_token(),
+            provider,
+            abort: CancellationToken::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn work_runs_when_nothing_ends_the_turn() {
+        let done = ends().or_end(None, async { 7 }).await;
+        assert!(matches!(done, Ok(7)));
+    }
+
+    #[tokio::test]
+    async fn disposal_wins_over_every_other_ending() {
+        let ends = ends();
+        ends.abort.cancel();
+        ends.close.cancel();
+        ends.provider.cancel();
+        let (sink, stream) = PartStream::channel();
+        drop(stream);
+        let ended = ends.or_end(Some(&sink), async {}).await;
+        assert!(matches!(ended, Err(Outcome::Disposed)), "{ended:?}");
+    }
+
+    #[tokio::test]
+    async fn a_signalled_abort_wins_over_ready_work() {
+        let ends = ends();
+        ends.abort.cancel();
+        let ended = ends.or_end(None, async {}).await;
+        assert!(matches!(ended, Err(Outcome::Cancelled)), "{ended:?}");
+    }
+
+    #[tokio::test]
+    async fn a_dropped_stream_ends_the_turn_only_while_dsh_holds_one() {
+        let ends = ends();
+        let (sink, stream) = PartStream::channel();
+        drop(stream);
+        let ended = ends.or_end(Some(&sink), std::future::pending::<()>()).await;
+        assert!(matches!(ended, Err(Outcome::DroppedByDsh)), "{ended:?}");
+        let done = ends.or_end(None, async { 1 }).await;
+        assert!(matches!(done, Ok(1)));
+    }
+}

@@ -1,0 +1,210 @@
+//! Driver edge cases, deterministic: each turn runs against the fake's in-process
+//! `serve()` over a `tokio::io::duplex`, on a runtime whose clock is paused, so the model
+//! and tool timeouts fire in virtual time, in order, without waiting. (The scenario suite
+//! runs the same behaviours through real processes.)
+
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::*;
+use crate::TestResult;
+use crate::contract::{
+    GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
+};
+use test_support::{Failure, within};
+
+/// A bound in virtual time: far beyond every timeout the tests configure.
+const BOUND: Duration = Duration::from_secs(24 * 3600);
+const MODEL_TIMEOUT: Duration = Duration::from_secs(600);
+const TOOL_TIMEOUT: Duration = Duration::from_secs(170);
+
+/// A turn running against the fake.
+struct Running {
+    turn: AbortOnDropHandle<()>,
+    stream: PartStream,
+    abort: CancellationToken,
+    registry: Arc<ExchangeRegistry>,
+    _server: AbortOnDropHandle<Result<(), fake_antigravity::ServeError>>,
+    _scratch: tempfile::TempDir,
+}
+
+fn request(text: &str, tools: Vec<ToolDefinition>) -> GenerateRequest {
+    let mut request = GenerateRequest::chat(
+        "antigravity-acp/server-default",
+        "",
+        vec![Message::User(vec![UserPart::Text(text.into())])],
+    );
+    request.tools = tools;
+    request
+}
+
+fn slow_tool() -> Vec<ToolDefinition> {
+    vec![ToolDefinition {
+        name: "slow".into(),
+        description: "Takes its time".into(),
+        input_schema: json!({"type": "object"}),
+    }]
+}
+
+/// Starts a turn for `request` against the fake running `script` (YAML).
+fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure> {
+    let script = fake_antigravity::parse_script(script)?;
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (server_reads, server_writes) = tokio::io::split(server);
+    let options = fake_antigravity::ServeOptions::new(script);
+    let server = AbortOnDropHandle::new(tokio::spawn(fake_antigravity::serve(
+        options,
+        server_reads,
+        server_writes,
+    )));
+    let (client_reads, client_writes) = tokio::io::split(client);
+    let launch = move |_: &LaunchLine, _: &Path| {
+        Ok(ServerLink::Streams(
+            Box::new(client_writes),
+            Box::new(client_reads),
+        ))
+    };
+    let scratch = tempfile::tempdir()?;
+    let config = AdapterConfig {
+        scratch_root: Some(scratch.path().to_path_buf()),
+        timeout: MODEL_TIMEOUT,
+        tool_timeout: TOOL_TIMEOUT,
+        shutdown_grace: Duration::from_secs(2),
+        // Never launched: the turn's server is the in-process fake on a duplex.
+        server: crate::config::ServerCommand::default().into(),
+        ..AdapterConfig::default()
+    };
+    let launcher = Arc::new(ServerLauncher::new(&config));
+    let catalog = match request.tools.is_empty() {
+        true => None,
+        false => Some(Arc::new(ToolCatalog::build(&request.tools)?)),
+    };
+    let (sink, stream) = PartStream::channel();
+    let registry = Arc::new(ExchangeRegistry::default());
+    let spec = TurnSpec {
+        config: Arc::new(config),
+        launcher,
+        model: None,
+        prompt: build_prompt(&request, catalog.as_deref())?,
+        catalog,
+        fingerprint: fingerprint(&request),
+        history: HistoryDigest::of(&request.history),
+        sink,
+        abort: request.abort.clone(),
+        provider: CancellationToken::new(),
+        registry: registry.clone(),
+        id: 1,
+        permit: Arc::new(Semaphore::new(1)).try_acquire_owned()?,
+    };
+    Ok(Running {
+        turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
+        stream,
+        abort: request.abort,
+        registry,
+        _server: server,
+        _scratch: scratch,
+    })
+}
+
+impl Running {
+    /// The stream's items up to and including the first finish or error.
+    async fn read_to_terminal(&mut self) -> Result<Vec<StreamPart>, Failure> {
+        let mut parts = Vec::new();
+        loop {
+            match within(BOUND, "the next part", self.stream.recv()).await? {
+                Some(Ok(part @ StreamPart::Finish { .. })) => {
+                    parts.push(part);
+                    return Ok(parts);
+                }
+                Some(Ok(part)) => parts.push(part),
+                Some(Err(error)) => return Err(format!("the turn failed: {error:?}").into()),
+                None => return Err("the stream ended without a terminal part".into()),
+            }
+        }
+    }
+
+    /// Waits for the turn task to end, and says how long that took in virtual time.
+    async fn ended_after(self) -> Result<(Duration, Arc<ExchangeRegistry>), Failure> {
+        let started = Instant::now();
+        within(BOUND, "the turn's end", self.turn).await??;
+        Ok((started.elapsed(), self.registry))
+    }
+}
+
+/// A turn paused for DSH's `slow` tool: the stream ended with finish(tool-calls).
+async fn parked_turn() -> Result<Running, Failure> {
+    let script = r#"
+turns:
+  - steps:
+      - call: { tool: slow, args: {} }
+      - text: "not reached: the turn was torn down"
+"#;
+    let mut running = start_turn(script, request("run the slow tool", slow_tool()))?;
+    let parts = running.read_to_terminal().await?;
+    assert!(
+        matches!(parts.first(), Some(StreamPart::ToolCall { tool_name, .. }) if tool_name == "slow"),
+        "{parts:?}"
+    );
+    assert_eq!(
+        parts.last(),
+        Some(&StreamPart::Finish {
+            reason: FinishReason::ToolCalls
+        })
+    );
+    Ok(running)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_model_segment_fails_with_timeout_at_the_model_timeout() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - text: "Let me think"
+      - wait_for_cancel: { timeout_ms: 86400000 }
+"#;
+    let started = Instant::now();
+    let mut running = start_turn(script, request("think forever", vec![]))?;
+    let error = loop {
+        match within(BOUND, "the next part", running.stream.recv()).await? {
+            Some(Ok(_)) => {}
+            Some(Err(error)) => break error,
+            None => return Err("the stream ended without an error".into()),
+        }
+    };
+    let elapsed = started.elapsed();
+    assert_eq!(error.code, LlmErrorCode::Timeout, "{error:?}");
+    assert!(
+        elapsed >= MODEL_TIMEOUT && elapsed < MODEL_TIMEOUT + TOOL_TIMEOUT,
+        "failed after {elapsed:?}"
+    );
+    running.ended_after().await?;
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestResult {
+    let running = parked_turn().await?;
+    let (elapsed, registry) = running.ended_after().await?;
+    assert!(
+        elapsed >= TOOL_TIMEOUT && elapsed < MODEL_TIMEOUT,
+        "the turn ended {elapsed:?} after parking"
+    );
+    assert!(!registry.withdraw(1), "the exchange is still parked");
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_abort_while_dsh_runs_the_tools_ends_the_turn() -> TestResult {
+    let running = parked_turn().await?;
+    running.abort.cancel();
+    let (elapsed, registry) = running.ended_after().await?;
+    assert!(
+        elapsed < TOOL_TIMEOUT,
+        "the turn waited {elapsed:?}: the abort went unheard between calls"
+    );
+    assert!(!registry.withdraw(1), "the exchange is still parked");
+    Ok(())
+}

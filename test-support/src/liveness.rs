@@ -1,0 +1,72 @@
+//! Whether a process is alive, asked portably: `kill(pid, 0)` through nix, which checks
+//! existence and permission without sending a signal. No `/proc` is read, so the check
+//! also holds on systems without it (where a `/proc` reader would call every process
+//! dead and a leak check would pass falsely).
+
+use nix::errno::Errno;
+use nix::sys::signal::kill;
+use nix::unistd::Pid;
+
+/// Whether process `pid` exists.
+///
+/// A zombie (exited, not yet reaped by its parent) still exists, so it counts as live
+/// until it is reaped: `kill` reports `ESRCH` only once the parent has waited for it. The
+/// adapter reaps every server it starts, so a server that outlived its turn's teardown is
+/// a leak even as a zombie. A process of another user (`EPERM`) counts as live. A pid
+/// that no process can have (0, or beyond `i32::MAX`, which `kill` would read as a
+/// process group) is not live.
+pub fn process_is_live(pid: u32) -> bool {
+    let Ok(raw) = i32::try_from(pid) else {
+        return false;
+    };
+    if raw <= 0 {
+        return false;
+    }
+    match kill(Pid::from_raw(raw), None) {
+        Ok(()) => true,
+        Err(Errno::ESRCH) => false,
+        Err(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_live() {
+        assert!(process_is_live(std::process::id()));
+    }
+
+    #[test]
+    fn pids_no_process_can_have_are_not_live() {
+        assert!(!process_is_live(0));
+        assert!(!process_is_live(u32::MAX));
+    }
+
+    #[test]
+    fn a_reaped_child_is_not_live() -> crate::TestResult {
+        let mut child = std::process::Command::new("true").spawn()?;
+        let pid = child.id();
+        child.wait()?;
+        assert!(!process_is_live(pid));
+        Ok(())
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_counts_as_live_until_reaped() -> crate::TestResult {
+        use nix::sys::wait::{Id, WaitPidFlag, waitid};
+        let mut child = std::process::Command::new("true").spawn()?;
+        let pid = child.id();
+        // Waits for the exit without reaping: the child is now a zombie.
+        waitid(
+            Id::Pid(Pid::from_raw(i32::try_from(pid)?)),
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+        )?;
+        assert!(process_is_live(pid), "a zombie counts as live");
+        child.wait()?;
+        assert!(!process_is_live(pid), "a reaped child is gone");
+        Ok(())
+    }
+}
