@@ -124,10 +124,9 @@ impl Installer {
     /// and when it fails, an install under the cache's lock (C67, C68).
     pub async fn ensure(&self) -> Result<InstallReport, InstallError> {
         let _gate = self.gate.lock().await;
-        let first = match self.inspect(Depth::Quick).await {
-            Ok(server) => return Ok(self.reused(server)),
-            Err(why) => why,
-        };
+        if let Ok(server) = self.inspect(Depth::Quick).await {
+            return Ok(self.reused(server));
+        }
         let layout = self.layout.clone();
         let lock = match layout.try_lock()? {
             Some(lock) => lock,
@@ -155,9 +154,7 @@ impl Installer {
             .await
             .map_err(InstallError::StillCorrupt)?;
         let outcome = if had_anything {
-            InstallOutcome::Repaired {
-                why: if first == why { why } else { first },
-            }
+            InstallOutcome::Repaired { why }
         } else {
             InstallOutcome::Installed
         };

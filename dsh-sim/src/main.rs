@@ -30,8 +30,9 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// Run against this ACP server command ("<program> <args…>", split on
-        /// whitespace) instead of the fake; journal-based wire checks are skipped and
-        /// scenarios marked `real_server: false` are skipped.
+        /// whitespace) instead of the fake, or `installed`: the pinned build the adapter
+        /// installs and checks itself (in the default cache). Journal-based wire checks
+        /// are skipped and scenarios marked `real_server: false` are skipped.
         #[arg(long, value_name = "COMMAND")]
         server: Option<String>,
         /// Where failed scenarios leave their artefacts.
@@ -367,8 +368,13 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     let mut options = RunnerOptions::with_fake(
         std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
     );
-    if let Some(command) = &settings.server {
-        options.server = ServerChoice::Command(parse_server_command(command)?);
+    match settings.server.as_deref() {
+        None => {}
+        Some("installed") => {
+            options.server =
+                ServerChoice::Installed(antigravity_acp::install::InstallOptions::default());
+        }
+        Some(command) => options.server = ServerChoice::Command(parse_server_command(command)?),
     }
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use antigravity_acp::{AdapterConfig, ServerCommand};
+use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
 use crate::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
@@ -35,6 +35,9 @@ pub enum ServerChoice {
     /// Any ACP server command (the real build, for example). Journal-based wire checks
     /// are skipped and scenarios marked `real_server: false` are skipped.
     Command(ServerCommand),
+    /// The pinned build, installed (or checked and repaired) by the adapter itself, as
+    /// DSH runs it; skipped and judged as for `Command`.
+    Installed(antigravity_acp::install::InstallOptions),
 }
 
 /// How scenarios are run.
@@ -156,12 +159,12 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
     };
     report.name = Some(scenario.name.clone());
     tracing::debug!(scenario = %path.display(), "scenario starts");
-    if matches!(options.server, ServerChoice::Command(_)) && !scenario.real_server {
+    if !matches!(options.server, ServerChoice::Fake { .. }) && !scenario.real_server {
         report.verdict = Verdict::Skip("marked `real_server: false`".to_owned());
         report.duration = started.elapsed();
         return report;
     }
-    if matches!(options.server, ServerChoice::Command(_)) && scenario.install.is_some() {
+    if !matches!(options.server, ServerChoice::Fake { .. }) && scenario.install.is_some() {
         report.verdict =
             Verdict::Skip("install scenarios serve their own archive of the fake".to_owned());
         report.duration = started.elapsed();
@@ -246,6 +249,7 @@ fn run_in_workspace(
             }
         }
         ServerChoice::Command(command) => command.clone().into(),
+        ServerChoice::Installed(install) => ServerSource::Installed(install.clone()),
     };
     let mut config = AdapterConfig {
         server,
