@@ -277,3 +277,101 @@ fn an_entry_larger_than_it_declares_is_caught_while_reading() -> crate::TestResu
     );
     Ok(())
 }
+
+#[test]
+fn every_cap_admits_its_own_value() -> crate::TestResult {
+    let data = vec![7u8; 2048];
+    let mut entries = good();
+    entries.push(("big.bin", &data, 0o644));
+    let declared: u64 = entries.iter().map(|e| e.1.len() as u64).sum();
+    let exact = ArchiveLimits {
+        max_entries: 4,
+        max_entry_bytes: 2048,
+        max_total_bytes: declared,
+        ..ArchiveLimits::default()
+    };
+    let (result, _, _dir) = extract(&entries, &exact)?;
+    assert_eq!(result?.len(), 4);
+    Ok(())
+}
+
+#[test]
+fn the_ratio_cap_starts_above_one_mebibyte() -> crate::TestResult {
+    let exactly = vec![0u8; 1024 * 1024];
+    let mut entries = good();
+    entries.push(("zeros.bin", &exactly, 0o644));
+    let (result, _, _dir) = extract(&entries, &ArchiveLimits::default())?;
+    result?;
+    let over = vec![0u8; 1024 * 1024 + 1];
+    let mut entries = good();
+    entries.push(("zeros.bin", &over, 0o644));
+    refused_untouched(&entries, &ArchiveLimits::default(), "ratio above 100")?;
+    Ok(())
+}
+
+#[test]
+fn a_large_entry_that_does_not_compress_is_accepted() -> crate::TestResult {
+    let noise: Vec<u8> = (0..3 * 1024 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let mut entries = good();
+    entries.push(("noise.bin", &noise, 0o644));
+    let (result, _, _dir) = extract(&entries, &ArchiveLimits::default())?;
+    assert_eq!(result?.len(), 4);
+    Ok(())
+}
+
+#[test]
+fn only_required_members_and_marked_files_are_executable() -> crate::TestResult {
+    let mut entries = good();
+    entries.push(("README.txt", b"plain", 0o644));
+    entries.push(("tool.sh", b"#!/bin/sh\n", 0o700));
+    let (result, _, _dir) = extract(&entries, &ArchiveLimits::default())?;
+    let files = result?;
+    let mode = |name: &str| files.iter().find(|f| f.path == name).map(|f| f.mode);
+    assert_eq!(mode("README.txt"), Some(0o644));
+    assert_eq!(mode("tool.sh"), Some(0o755));
+    Ok(())
+}
+
+/// A device entry cannot be written with the zip crate's API; the central directory's
+/// mode bits of an ordinary entry are rewritten to a character device instead.
+#[test]
+fn a_device_entry_is_refused() -> crate::TestResult {
+    let dir = tempfile::tempdir()?;
+    let archive = dir.path().join("a.zip");
+    let mut entries = good();
+    entries.push(("devnode", b"", 0o644));
+    write_zip(&archive, &entries)?;
+    let mut bytes = std::fs::read(&archive)?;
+    let name = b"devnode";
+    let mut patched = 0;
+    for at in 0..bytes.len().saturating_sub(46) {
+        if bytes[at..at + 4] != [0x50, 0x4b, 0x01, 0x02] {
+            continue;
+        }
+        let len = usize::from(u16::from_le_bytes([bytes[at + 28], bytes[at + 29]]));
+        if bytes.get(at + 46..at + 46 + len) == Some(name.as_slice()) {
+            let attributes = 0o020_644u32 << 16;
+            bytes[at + 38..at + 42].copy_from_slice(&attributes.to_le_bytes());
+            patched += 1;
+        }
+    }
+    assert_eq!(patched, 1);
+    std::fs::write(&archive, bytes)?;
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest)?;
+    let result = extract_checked(
+        &archive,
+        &dest,
+        &MEMBERS,
+        &ArchiveLimits::default(),
+        &mut |_| {},
+    );
+    assert!(
+        matches!(&result, Err(InstallError::UnsafeArchive(m)) if m.contains("special file")),
+        "{result:?}"
+    );
+    assert_eq!(std::fs::read_dir(&dest)?.count(), 0);
+    Ok(())
+}
