@@ -111,8 +111,17 @@ mod tests {
 
     #[test]
     fn platform_keys_follow_the_registry() -> crate::TestResult {
-        assert_eq!(platform_key("macos", "aarch64")?, "darwin-aarch64");
-        assert_eq!(platform_key("linux", "aarch64")?, "linux-aarch64");
+        for ((os, arch), key) in [
+            (("linux", "x86_64"), "linux-x86_64"),
+            (("linux", "aarch64"), "linux-aarch64"),
+            (("macos", "aarch64"), "darwin-aarch64"),
+            (("macos", "x86_64"), "darwin-x86_64"),
+            (("windows", "x86_64"), "windows-x86_64"),
+            (("windows", "aarch64"), "windows-aarch64"),
+        ] {
+            assert_eq!(platform_key(os, arch)?, key);
+            assert!(pinned_digest(key).is_some(), "{key} has no pin");
+        }
         assert!(platform_key("freebsd", "x86_64").is_err());
         Ok(())
     }

@@ -135,9 +135,12 @@ impl Receipt {
         let path = dir.join(RECEIPT_FILE);
         let file = File::open(&path).map_err(|_| "the receipt is missing".to_owned())?;
         let mut text = String::new();
-        file.take(MAX_RECEIPT_BYTES)
+        file.take(MAX_RECEIPT_BYTES + 1)
             .read_to_string(&mut text)
             .map_err(|_| "the receipt cannot be read".to_owned())?;
+        if text.len() as u64 > MAX_RECEIPT_BYTES {
+            return Err("the receipt is larger than 1 MiB".to_owned());
+        }
         let receipt: Self =
             serde_json::from_str(&text).map_err(|_| "the receipt is unparsable".to_owned())?;
         if receipt.format != FORMAT {

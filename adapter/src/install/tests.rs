@@ -243,3 +243,104 @@ fn a_malformed_override_is_refused_up_front() {
         Err(InstallError::BadDigest(_))
     ));
 }
+
+/// A whole-second mtime change (same nanoseconds) still changes the stat identity.
+#[tokio::test]
+async fn a_flip_one_second_later_is_found_at_launch() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\necho three\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &cmd)?,
+        &bytes,
+    ))?;
+    installer.ensure().await?;
+    let harness = cache
+        .path()
+        .join(CURRENT_DIR)
+        .join(required_members(current_platform()?)[1]);
+    let modified = std::fs::metadata(&harness)?.modified()?;
+    let mut file = std::fs::File::options().write(true).open(&harness)?;
+    file.write_all(b"H")?;
+    file.set_modified(modified + std::time::Duration::from_secs(1))?;
+    drop(file);
+    let report = installer.ensure().await?;
+    assert!(
+        matches!(report.outcome, InstallOutcome::Repaired { .. }),
+        "{:?}",
+        report.outcome
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_file_the_receipt_does_not_list_is_found_at_launch() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\necho four\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &cmd)?,
+        &bytes,
+    ))?;
+    installer.ensure().await?;
+    std::fs::write(
+        cache.path().join(CURRENT_DIR).join("sitecustomize.py"),
+        b"evil",
+    )?;
+    let report = installer.ensure().await?;
+    match report.outcome {
+        InstallOutcome::Repaired { why } => assert!(why.contains("sitecustomize.py"), "{why}"),
+        other => return Err(format!("expected a repair, got {other:?}").into()),
+    }
+    assert!(
+        !cache
+            .path()
+            .join(CURRENT_DIR)
+            .join("sitecustomize.py")
+            .exists()
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestResult {
+    let [server, harness] = required_members(current_platform()?);
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    for name in [server, harness] {
+        zip.start_file(name, options)?;
+        zip.write_all(b"#!/bin/sh\n")?;
+    }
+    for n in 0..40 {
+        zip.start_file(format!("runtime/lib{n:02}.so"), options)?;
+        zip.write_all(&[n as u8; 16])?;
+    }
+    let bytes = zip.finish()?.into_inner();
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let installer = Installer::new(options_for(
+        cache.path(),
+        registry_for(&host.url, &format!("./{server}"))?,
+        &bytes,
+    ))?;
+    installer.ensure().await?;
+    let current = cache.path().join(CURRENT_DIR);
+    assert!(std::fs::metadata(current.join(RECEIPT_FILE))?.len() > 4096);
+    assert_eq!(Receipt::read(&current)?.files.len(), 42);
+    assert_eq!(installer.ensure().await?.outcome, InstallOutcome::Reused);
+    let padded = format!(
+        "{}{}",
+        std::fs::read_to_string(current.join(RECEIPT_FILE))?,
+        " ".repeat(1024 * 1024)
+    );
+    std::fs::write(current.join(RECEIPT_FILE), padded)?;
+    assert!(
+        Receipt::read(&current).is_err(),
+        "a receipt over 1 MiB was read"
+    );
+    Ok(())
+}
