@@ -251,6 +251,11 @@ pub struct WireExpectations {
     /// The outcome of every MCP `tools/call`, in order.
     #[serde(default)]
     pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// Every MCP exchange the server had with a host MCP server, over all processes in
+    /// order, as `<method> ok` or `<method> failed` (`initialize`,
+    /// `notifications/initialized`, `GET` for a server stream, `tools/list`, `tools/call`).
+    #[serde(default)]
+    pub mcp_exchanges: Option<Vec<String>>,
     /// Whether every server ran in a directory under the adapter's scratch root.
     #[serde(default)]
     pub private_cwd: Option<bool>,

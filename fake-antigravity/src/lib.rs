@@ -1,7 +1,8 @@
 //! `fake-antigravity`: a scriptable fake of Google's Antigravity ACP server 1.3.0.
 //!
 //! It speaks the recorded 1.3.0 wire shapes over stdio through the official ACP SDK and
-//! calls host tools through a real MCP client (rmcp). It shares no code with the adapter:
+//! calls host tools through a real Streamable-HTTP MCP client that announces and sends
+//! the harness's protocol version, as 1.3.0 does. It shares no code with the adapter:
 //! it judges the adapter from outside.
 //!
 //! Entry points:

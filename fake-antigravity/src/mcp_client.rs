@@ -1,35 +1,35 @@
-//! The fake's MCP client, as 1.3.0 uses host tools: a real Streamable-HTTP client (rmcp)
-//! per `http` server of a session, connected lazily on first use with the exact headers
-//! given at `session/new`, then `initialize`, `tools/list`, `tools/call`. Every request and
-//! answer is journaled (`McpRequest` / `McpResponse`).
+//! The fake's MCP client, as the 1.3.0 harness uses host tools: a plain Streamable-HTTP
+//! client per `http` server of a session, connected lazily on first use with the exact
+//! headers given at `session/new`, then `initialize`, `notifications/initialized`,
+//! `tools/list`, `tools/call`. Every request and answer is journaled (`McpRequest` /
+//! `McpResponse`).
+//!
+//! Like the real harness (research §20) it announces its own protocol version
+//! (`mcp_client.protocol_version`, default `2026-07-28`) in `initialize` and keeps sending
+//! that version in the `MCP-Protocol-Version` header of every later request, whatever
+//! `initialize` negotiated. It is written on plain HTTP (not rmcp's client, which always
+//! sends the negotiated version) for that reason.
 //!
 //! Connections are cached per session and server; the tool list is cached per connection
-//! and fetched again when a wanted tool is not in it.
+//! and fetched again when a wanted tool is not in it (or at every prompt, when the script
+//! says so).
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
-    ListToolsRequest, PaginatedRequestParams, ProtocolVersion, ServerResult,
-};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{Peer, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::catalogue::{AGENT_NAME, AGENT_VERSION};
 use crate::journal::JournalEntry;
 use crate::journal_writer::JournalWriter;
 use crate::mcp_servers::HttpMcpServer;
+use crate::script::McpClientScript;
 
-/// How long the fake waits for `initialize` or `tools/list`.
+/// How long the fake waits for `initialize`, `tools/list` or a notification.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long the fake waits for `tools/call` (the real server gives up after about 180 s).
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Why an MCP exchange failed. The texts never include header values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,7 +40,7 @@ pub enum McpClientError {
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     HttpClient(String),
-    /// The MCP request failed (transport, JSON-RPC error, or unexpected answer).
+    /// The MCP request failed (transport, HTTP status, JSON-RPC error, or bad answer).
     #[error("{method} failed: {message}")]
     Request {
         /// The MCP method.
@@ -49,12 +49,12 @@ pub enum McpClientError {
         message: String,
     },
     /// The MCP request timed out.
-    #[error("{method} timed out after {seconds} s")]
+    #[error("{method} timed out after {millis} ms")]
     Timeout {
         /// The MCP method.
         method: String,
-        /// The limit.
-        seconds: u64,
+        /// The limit, in milliseconds.
+        millis: u128,
     },
 }
 
@@ -92,94 +92,259 @@ impl McpJournal {
     }
 }
 
-/// One live connection to a host MCP server.
-pub struct McpConnection {
-    server: String,
-    service: RunningService<RoleClient, ClientConfig>,
-    journal: McpJournal,
-    tools: tokio::sync::Mutex<Option<Vec<Value>>>,
+/// The JSON-RPC message answering `id` in a response body: the body itself (JSON), or
+/// one of the `data:` events of an SSE body.
+fn answer_in_body(body: &str, event_stream: bool, id: u64) -> Option<Value> {
+    if !event_stream {
+        return serde_json::from_str(body).ok();
+    }
+    let mut data = String::new();
+    let mut found = None;
+    for line in body.lines().chain(std::iter::once("")) {
+        if let Some(part) = line.strip_prefix("data:") {
+            data.push_str(part.trim_start());
+        } else if line.is_empty() && !data.is_empty() {
+            let message: Option<Value> = serde_json::from_str(&data).ok();
+            data.clear();
+            if let Some(message) = message.filter(|m| m.get("id") == Some(&json!(id))) {
+                found = Some(message);
+            }
+        }
+    }
+    found
 }
 
-impl std::fmt::Debug for McpConnection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpConnection")
-            .field("server", &self.server)
-            .finish_non_exhaustive()
+/// The HTTP side of one connection.
+#[derive(Debug)]
+struct HttpRpc {
+    http: reqwest::Client,
+    url: String,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    /// The version announced in `initialize` and sent in every later header.
+    version: HeaderValue,
+    session_id: std::sync::Mutex<Option<HeaderValue>>,
+    next_id: AtomicU64,
+}
+
+impl HttpRpc {
+    fn request(&self, method: reqwest::Method, versioned: bool) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .request(method, &self.url)
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if versioned {
+            request = request.header("mcp-protocol-version", self.version.clone());
+        }
+        let session = self.session_id.lock().ok().and_then(|s| s.clone());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request
+    }
+
+    /// POSTs one request and returns its `result` (or the JSON-RPC error as text).
+    async fn call(
+        &self,
+        method: &str,
+        params: Value,
+        versioned: bool,
+        limit: Duration,
+    ) -> Result<Value, McpClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let failed = |message: String| McpClientError::Request {
+            method: method.to_string(),
+            message,
+        };
+        let exchange = async {
+            let response = self
+                .request(reqwest::Method::POST, versioned)
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .map_err(|e| failed(format!("transport: {e}")))?;
+            let status = response.status();
+            if let Some(session) = response.headers().get("mcp-session-id")
+                && let Ok(mut slot) = self.session_id.lock()
+            {
+                *slot = Some(session.clone());
+            }
+            let event_stream = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            let text = response
+                .text()
+                .await
+                .map_err(|e| failed(format!("transport: {e}")))?;
+            if !status.is_success() {
+                return Err(failed(format!("HTTP {}", status.as_u16())));
+            }
+            let message = answer_in_body(&text, event_stream, id)
+                .ok_or_else(|| failed("no JSON-RPC answer in the body".into()))?;
+            if let Some(error) = message.get("error") {
+                return Err(failed(format!("JSON-RPC error {error}")));
+            }
+            message
+                .get("result")
+                .cloned()
+                .ok_or_else(|| failed("an answer with no result".into()))
+        };
+        match tokio::time::timeout(limit, exchange).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(McpClientError::Timeout {
+                method: method.to_string(),
+                millis: limit.as_millis(),
+            }),
+        }
+    }
+
+    /// POSTs a notification; the HTTP status it was answered with.
+    async fn notify(&self, method: &str) -> Result<u16, String> {
+        let body = json!({"jsonrpc": "2.0", "method": method});
+        let sent = self
+            .request(reqwest::Method::POST, true)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send();
+        match tokio::time::timeout(HANDSHAKE_TIMEOUT, sent).await {
+            Ok(Ok(response)) => Ok(response.status().as_u16()),
+            Ok(Err(e)) => Err(format!("transport: {e}")),
+            Err(_) => Err("timed out".into()),
+        }
+    }
+
+    /// Opens (and at once drops) a GET stream; the HTTP status it was answered with.
+    async fn open_stream(&self) -> Result<u16, String> {
+        let sent = self.request(reqwest::Method::GET, true).send();
+        match tokio::time::timeout(HANDSHAKE_TIMEOUT, sent).await {
+            Ok(Ok(response)) => Ok(response.status().as_u16()),
+            Ok(Err(e)) => Err(format!("transport: {e}")),
+            Err(_) => Err("timed out".into()),
+        }
     }
 }
 
+/// One live connection to a host MCP server.
+#[derive(Debug)]
+pub struct McpConnection {
+    rpc: HttpRpc,
+    journal: McpJournal,
+    call_timeout: Duration,
+    tools: tokio::sync::Mutex<Option<Vec<Value>>>,
+}
+
 impl McpConnection {
-    /// Connects and runs `initialize`, sending `server.headers` verbatim.
+    /// Connects: `initialize` announcing the script's version, `notifications/initialized`
+    /// (which must be answered 202) and, when the script says so, a GET stream (which must
+    /// be answered 200 or 405). Sends `server.headers` verbatim on every request.
     async fn connect(
         server: &HttpMcpServer,
+        settings: &McpClientScript,
         journal: Option<Arc<JournalWriter>>,
     ) -> Result<Self, McpClientError> {
         let journal = McpJournal {
             journal,
             server: server.name.clone(),
         };
-        let mut headers = HashMap::new();
+        let mut headers = Vec::new();
         for header in &server.headers {
             let name = HeaderName::from_bytes(header.name.as_bytes())
                 .map_err(|_| McpClientError::BadHeader(header.name.clone()))?;
             let value = HeaderValue::from_str(&header.value)
                 .map_err(|_| McpClientError::BadHeader(header.name.clone()))?;
-            headers.insert(name, value);
+            headers.push((name, value));
         }
+        let version = HeaderValue::from_str(&settings.protocol_version)
+            .map_err(|_| McpClientError::BadHeader("MCP-Protocol-Version".into()))?;
         let http = reqwest::Client::builder()
             .no_proxy()
             .pool_max_idle_per_host(0)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| McpClientError::HttpClient(e.to_string()))?;
-        let config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str())
-            .custom_headers(headers);
-        let transport = StreamableHttpClientTransport::with_client(http, config);
-        let client_info = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new(AGENT_NAME, AGENT_VERSION),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25);
-        journal.request(
-            "initialize",
-            serde_json::to_value(&client_info).unwrap_or(Value::Null),
-        );
-        let started = tokio::time::timeout(HANDSHAKE_TIMEOUT, client_info.serve(transport)).await;
-        let service = match started {
-            Ok(Ok(service)) => service,
-            Ok(Err(e)) => {
-                let error = McpClientError::Request {
-                    method: "initialize".into(),
-                    message: e.to_string(),
-                };
-                journal.response("initialize", Err(error.to_string()));
-                return Err(error);
-            }
-            Err(_) => {
-                let error = McpClientError::Timeout {
-                    method: "initialize".into(),
-                    seconds: HANDSHAKE_TIMEOUT.as_secs(),
-                };
-                journal.response("initialize", Err(error.to_string()));
-                return Err(error);
-            }
-        };
-        let peer_info = service
-            .peer()
-            .peer_info()
-            .and_then(|info| serde_json::to_value(info.as_ref()).ok())
-            .unwrap_or(Value::Null);
-        journal.response("initialize", Ok(peer_info));
-        Ok(Self {
-            server: server.name.clone(),
-            service,
+        let connection = Self {
+            rpc: HttpRpc {
+                http,
+                url: server.url.clone(),
+                headers,
+                version,
+                session_id: std::sync::Mutex::new(None),
+                next_id: AtomicU64::new(0),
+            },
             journal,
+            call_timeout: Duration::from_millis(settings.call_timeout_ms),
             tools: tokio::sync::Mutex::new(None),
-        })
+        };
+        connection.initialize(settings).await?;
+        Ok(connection)
     }
 
-    fn peer(&self) -> &Peer<RoleClient> {
-        self.service.peer()
+    async fn initialize(&self, settings: &McpClientScript) -> Result<(), McpClientError> {
+        let params = json!({
+            "protocolVersion": settings.protocol_version,
+            "capabilities": {},
+            "clientInfo": {"name": AGENT_NAME, "version": AGENT_VERSION},
+        });
+        self.exchange("initialize", params, false, HANDSHAKE_TIMEOUT)
+            .await?;
+        self.expect_status(
+            "notifications/initialized",
+            &[202],
+            self.rpc.notify("notifications/initialized").await,
+        )?;
+        if settings.open_get_stream {
+            self.expect_status("GET", &[200, 405], self.rpc.open_stream().await)?;
+        }
+        Ok(())
+    }
+
+    /// Journals a notification or GET (`method`) and its status, failing on any status
+    /// the MCP spec does not allow.
+    fn expect_status(
+        &self,
+        method: &str,
+        allowed: &[u16],
+        status: Result<u16, String>,
+    ) -> Result<(), McpClientError> {
+        self.journal.request(method, Value::Null);
+        match status {
+            Ok(status) if allowed.contains(&status) => {
+                self.journal.response(method, Ok(json!({"status": status})));
+                Ok(())
+            }
+            Ok(status) => Err(self.failed(
+                method,
+                format!("HTTP {status}, where the MCP spec allows {allowed:?}"),
+            )),
+            Err(message) => Err(self.failed(method, message)),
+        }
+    }
+
+    /// One journaled request/answer.
+    async fn exchange(
+        &self,
+        method: &str,
+        params: Value,
+        versioned: bool,
+        limit: Duration,
+    ) -> Result<Value, McpClientError> {
+        self.journal.request(method, params.clone());
+        match self.rpc.call(method, params, versioned, limit).await {
+            Ok(result) => {
+                self.journal.response(method, Ok(result.clone()));
+                Ok(result)
+            }
+            Err(error) => {
+                self.journal.response(method, Err(error.to_string()));
+                Err(error)
+            }
+        }
     }
 
     /// The server's tools (as JSON), from the cache or, when `fresh`, from `tools/list`.
@@ -194,52 +359,37 @@ impl McpConnection {
     }
 
     async fn list_tools(&self) -> Result<Vec<Value>, McpClientError> {
-        let method = "tools/list";
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
-            self.journal.request(
-                method,
-                serde_json::to_value(&params).unwrap_or_else(|_| json!({})),
-            );
-            let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
-            let answer =
-                tokio::time::timeout(HANDSHAKE_TIMEOUT, self.peer().send_request(request)).await;
-            let page = match answer {
-                Ok(Ok(ServerResult::ListToolsResult(page))) => page,
-                Ok(Ok(_)) => return Err(self.failed(method, "unexpected response".into())),
-                Ok(Err(e)) => return Err(self.failed(method, e.to_string())),
-                Err(_) => return Err(self.timed_out(method, HANDSHAKE_TIMEOUT)),
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
             };
-            let page_json = serde_json::to_value(&page).unwrap_or(Value::Null);
-            self.journal.response(method, Ok(page_json.clone()));
-            if let Some(items) = page_json.get("tools").and_then(Value::as_array) {
+            let page = self
+                .exchange("tools/list", params, true, HANDSHAKE_TIMEOUT)
+                .await?;
+            if let Some(items) = page.get("tools").and_then(Value::as_array) {
                 tools.extend(items.iter().cloned());
             }
-            match page.next_cursor {
-                Some(next) if !next.is_empty() => cursor = Some(next),
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
                 _ => return Ok(tools),
             }
         }
     }
 
-    /// `tools/call`; the answer is the CallToolResult as JSON.
+    /// `tools/call`; the answer is the CallToolResult as JSON. Gives up after the
+    /// script's `mcp_client.call_timeout_ms` (the real server: about 180 s).
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, McpClientError> {
-        let method = "tools/call";
         let arguments = arguments.as_object().cloned().unwrap_or_default();
-        self.journal
-            .request(method, json!({"name": tool, "arguments": arguments}));
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        match tokio::time::timeout(CALL_TIMEOUT, self.peer().call_tool(params)).await {
-            Ok(Ok(result)) => {
-                let result = serde_json::to_value(&result).unwrap_or(Value::Null);
-                self.journal.response(method, Ok(result.clone()));
-                Ok(result)
-            }
-            Ok(Err(e)) => Err(self.failed(method, e.to_string())),
-            Err(_) => Err(self.timed_out(method, CALL_TIMEOUT)),
-        }
+        self.exchange(
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+            true,
+            self.call_timeout,
+        )
+        .await
     }
 
     /// Journals that an in-flight `tools/call` was abandoned (the prompt was cancelled).
@@ -254,15 +404,6 @@ impl McpConnection {
         let error = McpClientError::Request {
             method: method.to_string(),
             message,
-        };
-        self.journal.response(method, Err(error.to_string()));
-        error
-    }
-
-    fn timed_out(&self, method: &str, limit: Duration) -> McpClientError {
-        let error = McpClientError::Timeout {
-            method: method.to_string(),
-            seconds: limit.as_secs(),
         };
         self.journal.response(method, Err(error.to_string()));
         error
@@ -289,15 +430,21 @@ pub struct ResolveError(pub String);
 #[derive(Debug)]
 pub struct McpPool {
     servers: Vec<HttpMcpServer>,
+    settings: McpClientScript,
     journal: Option<Arc<JournalWriter>>,
     connections: tokio::sync::Mutex<HashMap<String, Arc<McpConnection>>>,
 }
 
 impl McpPool {
     /// A pool over `servers` (the session's `http` entries, in order). Nothing connects yet.
-    pub fn new(servers: Vec<HttpMcpServer>, journal: Option<Arc<JournalWriter>>) -> Self {
+    pub fn new(
+        servers: Vec<HttpMcpServer>,
+        settings: McpClientScript,
+        journal: Option<Arc<JournalWriter>>,
+    ) -> Self {
         Self {
             servers,
+            settings,
             journal,
             connections: tokio::sync::Mutex::new(HashMap::new()),
         }
@@ -316,9 +463,26 @@ impl McpPool {
         if let Some(connection) = connections.get(&server.name) {
             return Ok(connection.clone());
         }
-        let connection = Arc::new(McpConnection::connect(server, self.journal.clone()).await?);
+        let connection =
+            Arc::new(McpConnection::connect(server, &self.settings, self.journal.clone()).await?);
         connections.insert(server.name.clone(), connection.clone());
         Ok(connection)
+    }
+
+    /// Lists every server's tools afresh (connecting first where needed), as the real
+    /// client may do at every prompt; the failures, one text per server.
+    pub async fn list_all_afresh(&self) -> Vec<String> {
+        let mut failures = Vec::new();
+        for server in &self.servers {
+            let listed = match self.connection(server).await {
+                Ok(connection) => connection.tools(true).await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = listed {
+                failures.push(format!("{}: {e}", server.name));
+            }
+        }
+        failures
     }
 
     /// Finds `wanted` by each tool's `title` (or `annotations.title`), then its `name`,

@@ -72,6 +72,9 @@ pub async fn run_prompt(
         return;
     };
     let text = prompt_text(blocks.map(Vec::as_slice).unwrap_or_default());
+    if agent.script.mcp_client.list_tools_every_prompt {
+        list_tools_afresh(&agent, session_id).await;
+    }
     let mut agent_text = String::new();
     let answer = answer_prompt(
         &agent,
@@ -98,6 +101,18 @@ pub async fn run_prompt(
     // Without a stop reason the connection is gone: there is no one to answer.
     if let Some(stop_reason) = stop_reason {
         let _ = responder.respond(json!({ "stopReason": stop_reason }));
+    }
+}
+
+/// Lists every MCP server's tools before the prompt runs, as the real client may; a
+/// failure is journaled as an expectation failure (turn 0, step 0) saying so.
+async fn list_tools_afresh(agent: &FakeAgent, session_id: &str) {
+    let Some(pool) = agent.sessions.with(session_id, |s| s.mcp.clone()) else {
+        return;
+    };
+    for failure in pool.list_all_afresh().await {
+        let message = format!("tools/list at the start of the prompt failed: {failure}");
+        agent.expectation_failed(0, 0, message);
     }
 }
 

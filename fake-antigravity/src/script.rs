@@ -25,6 +25,52 @@ pub struct Script {
     /// Recorded quirks of the real server, each off by default (claim B02).
     #[serde(default)]
     pub quirks: Quirks,
+    /// How the fake's MCP client talks to host MCP servers (default: as the 1.3.0
+    /// harness does).
+    #[serde(default)]
+    pub mcp_client: McpClientScript,
+}
+
+/// The fake's MCP client (research §10, §20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpClientScript {
+    /// The protocol version announced in `initialize` and then sent in the
+    /// `MCP-Protocol-Version` header of every later request, whatever `initialize`
+    /// negotiated (default `2026-07-28`, what the real harness sends).
+    #[serde(default = "harness_protocol_version")]
+    pub protocol_version: String,
+    /// How long a `tools/call` may take before the client gives up on it, in
+    /// milliseconds (default 180000, the real server's limit).
+    #[serde(default = "default_call_timeout_ms")]
+    pub call_timeout_ms: u64,
+    /// List every server's tools afresh at the start of every prompt (default false:
+    /// lazily, on the first call, as the recordings show).
+    #[serde(default)]
+    pub list_tools_every_prompt: bool,
+    /// After `initialize`, open a GET stream, which must be answered 200 or 405
+    /// (default false).
+    #[serde(default)]
+    pub open_get_stream: bool,
+}
+
+impl Default for McpClientScript {
+    fn default() -> Self {
+        Self {
+            protocol_version: harness_protocol_version(),
+            call_timeout_ms: default_call_timeout_ms(),
+            list_tools_every_prompt: false,
+            open_get_stream: false,
+        }
+    }
+}
+
+fn harness_protocol_version() -> String {
+    "2026-07-28".into()
+}
+
+fn default_call_timeout_ms() -> u64 {
+    180_000
 }
 
 /// Switchable quirks recorded from the real server (research §8).

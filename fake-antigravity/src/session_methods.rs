@@ -34,7 +34,7 @@ fn mcp_pool(agent: &FakeAgent, servers: &[McpServerEntry]) -> McpPool {
             McpServerEntry::Sse(_) | McpServerEntry::Stdio(_) => None,
         })
         .collect();
-    McpPool::new(http, agent.journal.clone())
+    McpPool::new(http, agent.script.mcp_client.clone(), agent.journal.clone())
 }
 
 fn read_servers(reader: &mut ParamReader<'_>, items: Option<&Vec<Value>>) -> Vec<McpServerEntry> {
