@@ -25,6 +25,7 @@ pub mod journal;
 pub mod journal_writer;
 pub mod mcp_client;
 pub mod mcp_servers;
+pub mod native_action;
 pub mod parallel_step;
 pub mod params;
 pub mod permission_request;

@@ -417,6 +417,8 @@ pub struct ResolvedTool {
     pub server: String,
     /// The tool's MCP `name`.
     pub name: String,
+    /// The tool's `title` (or `annotations.title`), if any.
+    pub title: Option<String>,
     /// The connection to call it on.
     pub connection: Arc<McpConnection>,
 }
@@ -507,9 +509,15 @@ impl McpPool {
                     }
                 };
                 if let Some(name) = find_tool(&tools, wanted) {
+                    let title = tools
+                        .iter()
+                        .find(|tool| tool.get("name").and_then(Value::as_str) == Some(&name))
+                        .and_then(tool_title)
+                        .map(str::to_string);
                     return Ok(ResolvedTool {
                         server: server.name.clone(),
                         name,
+                        title,
                         connection,
                     });
                 }

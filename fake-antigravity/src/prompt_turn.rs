@@ -194,6 +194,15 @@ async fn run_steps(
                 agent_text.push_str(text);
                 StepFlow::GoesOn
             }
+            Step::Stream(stream) => {
+                let chars: Vec<char> = stream.text.chars().collect();
+                for piece in chars.chunks(stream.code_points.max(1)) {
+                    let piece: String = piece.iter().collect();
+                    send_update(ctx.cx, ctx.session_id, message_chunk(&piece))?;
+                }
+                agent_text.push_str(&stream.text);
+                StepFlow::GoesOn
+            }
             Step::Thought(text) => {
                 send_update(ctx.cx, ctx.session_id, thought_chunk(text))?;
                 StepFlow::GoesOn

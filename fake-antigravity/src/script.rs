@@ -82,6 +82,14 @@ pub struct Quirks {
     /// that executed tool calls from ACP updates would run the tool twice.
     #[serde(default)]
     pub resend_pending_tool_call: bool,
+    /// Supersede every allowed host call (quirk (b), seen at RC01 on a native edit): the
+    /// approved tool call is marked `failed` with `rawOutput` "Tool call was approved but
+    /// never executed.", and the work runs under another id, `<sessionId>:<n>`, as a
+    /// `tool_call` (`in_progress`, titled `Running <server>_<tool>`, with
+    /// `rawInput.arguments` and no `_meta`), then the real MCP `tools/call`, then
+    /// `completed` or `failed` under the new id.
+    #[serde(default)]
+    pub supersede_approved_call: bool,
 }
 
 /// The fake's sign-in state at start-up.
@@ -152,6 +160,11 @@ pub enum Step {
     Text(String),
     /// An `agent_thought_chunk` with this text (one delta).
     Thought(String),
+    /// Text streamed as the real server streams it: many `agent_message_chunk` deltas of
+    /// `code_points` Unicode code points each (default 1), so words, and graphemes made
+    /// of several code points (emoji with modifiers, combining accents), are split
+    /// across chunks.
+    Stream(StreamStep),
     /// Use a host tool through the MCP server given at `session/new`, the way 1.3.0 does:
     /// `tool_call` (pending), `session/request_permission`, then a real MCP `tools/call`,
     /// then `tool_call_update` completed or failed.
@@ -232,6 +245,32 @@ pub struct NativeStep {
     /// Whether the server asks permission first (default true).
     #[serde(default = "default_true")]
     pub ask: bool,
+    /// The tool call id's format (default `hex`).
+    #[serde(default)]
+    pub id_format: NativeIdFormat,
+    /// A file the tool really acts on when it runs: a `read` reads it (any path, as
+    /// 1.3.0's ungated reads do), an `edit` writes `content` to it. A relative path is
+    /// taken from the session's cwd. Without it nothing touches disk.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// What an `edit` writes (default empty).
+    #[serde(default)]
+    pub content: String,
+}
+
+/// The id formats 1.3.0 uses for its own tool calls (research §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeIdFormat {
+    /// 32 hex digits.
+    #[default]
+    Hex,
+    /// `call_<6 digits>`.
+    Call,
+    /// `<sessionId>:7`.
+    Session,
+    /// `trajectory:4`.
+    Trajectory,
 }
 
 fn default_true() -> bool {
@@ -315,6 +354,25 @@ pub struct CallStep {
     /// The arguments sent in `tools/call`.
     #[serde(default = "empty_object")]
     pub args: Value,
+    /// What the pending `tool_call` (and its permission request) says about the MCP
+    /// tool (default `mcp`: `_meta.mcp` with the server and the tool's MCP name).
+    #[serde(default)]
+    pub permission_meta: PermissionMeta,
+}
+
+/// What a host call's pending `tool_call` carries in `_meta`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionMeta {
+    /// `_meta.mcp` = `{server, tool: <the tool's MCP name>}` and `is_mcp_tool_call`, as
+    /// recorded.
+    #[default]
+    Mcp,
+    /// No `_meta` at all.
+    Omitted,
+    /// `_meta.mcp.tool` is the tool's title (else its name) sanitized to
+    /// `[A-Za-z0-9_-]` (every other character becomes `_`), not its MCP name.
+    SanitizedTitle,
 }
 
 fn empty_object() -> Value {
@@ -331,6 +389,21 @@ pub struct ResultExpectation {
     /// Text the result's text content must contain.
     #[serde(default)]
     pub contains: Option<String>,
+}
+
+/// Text split into many small deltas (`stream:`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamStep {
+    /// The whole text.
+    pub text: String,
+    /// Code points per chunk (default 1; at least 1).
+    #[serde(default = "one")]
+    pub code_points: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// A `usage_update`.

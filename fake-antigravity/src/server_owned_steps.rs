@@ -1,12 +1,14 @@
 //! The steps where the server acts on its own rather than through the host's bridge:
 //! `native` (a server-owned tool, research §8), `question` (a native question, §9) and
-//! `foreign_call` (an MCP tool of another server, §10). None touches disk or makes an MCP
-//! request; each shows the client the 1.3.0 frames and, whatever the client answers,
-//! the turn goes on. Only `session/cancel` stops it.
+//! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
+//! `native` step with a `path` really reads or writes it when it runs (see
+//! [`crate::native_action`]). Each shows the client the 1.3.0 frames and, whatever the
+//! client answers, the turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
+use crate::native_action::{act, native_id, raw_input};
 use crate::permission_request::{PermissionReply, request_permission};
 use crate::prompt_turn::TurnContext;
 use crate::script::{ForeignCallStep, NativeStep, QuestionStep};
@@ -47,11 +49,16 @@ fn session_mode(ctx: &TurnContext<'_>) -> Option<String> {
 
 /// Runs a `native` step.
 pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<StepFlow, Error> {
-    let Some(mode) = session_mode(ctx) else {
+    let session = ctx
+        .agent
+        .sessions
+        .with(ctx.session_id, |s| (s.config.mode.clone(), s.cwd.clone()));
+    let Some((mode, cwd)) = session else {
         return Ok(StepFlow::Cancelled);
     };
-    let id = uuid::Uuid::new_v4().simple().to_string();
+    let id = native_id(native.id_format, ctx.session_id);
     let kind = native.kind.as_str();
+    let input = raw_input(native, &cwd);
     if !native.ask || mode == "yolo" {
         let running = json!({
             "sessionUpdate": "tool_call",
@@ -59,10 +66,10 @@ pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<St
             "title": format!("Running {}", native.tool),
             "kind": kind,
             "status": "in_progress",
-            "rawInput": {}
+            "rawInput": input
         });
         send_update(ctx.cx, ctx.session_id, running)?;
-        send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, true, None))?;
+        finish_native(ctx, native, &id, &cwd)?;
         return Ok(StepFlow::GoesOn);
     }
     let pending = json!({
@@ -70,7 +77,7 @@ pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<St
         "title": format!("Run {}?", native.tool),
         "kind": kind,
         "status": "pending",
-        "rawInput": {}
+        "rawInput": input
     });
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
     let reply = request_permission(ctx, &pending, native_permission_options()).await?;
@@ -89,13 +96,37 @@ pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<St
     );
     if allowed {
         send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
+        finish_native(ctx, native, &id, &cwd)?;
+    } else {
+        send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, false, None))?;
     }
-    send_update(
-        ctx.cx,
-        ctx.session_id,
-        tool_call_finished(&id, allowed, None),
-    )?;
     Ok(StepFlow::GoesOn)
+}
+
+/// Runs a native tool for real (when it names a path) and reports it `completed` (with
+/// its text content) or `failed`.
+fn finish_native(
+    ctx: &TurnContext<'_>,
+    native: &NativeStep,
+    id: &str,
+    cwd: &str,
+) -> Result<(), Error> {
+    let acted = act(native, cwd);
+    let mut update = tool_call_finished(id, acted.is_ok(), None);
+    let text = match acted {
+        Ok(text) => text,
+        Err(why) => {
+            ctx.agent.log.warning("tool_runner.py:212", &why);
+            Some(why)
+        }
+    };
+    if let (Some(map), Some(text)) = (update.as_object_mut(), text) {
+        map.insert(
+            "content".into(),
+            json!([{"type": "content", "content": {"type": "text", "text": text}}]),
+        );
+    }
+    send_update(ctx.cx, ctx.session_id, update)
 }
 
 /// Runs a `question` step.

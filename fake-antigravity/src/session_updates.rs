@@ -54,6 +54,22 @@ pub fn mcp_tool_call(tool_call_id: &str, server: &str, tool: &str, arguments: &V
     })
 }
 
+/// The `tool_call` a superseded host call's work runs under (quirk (b)): a new id,
+/// `in_progress`, no `_meta`.
+pub fn superseding_tool_call(tool_call_id: &str, title: &str, arguments: &Value) -> Value {
+    json!({
+        "sessionUpdate": "tool_call",
+        "toolCallId": tool_call_id,
+        "title": format!("Running {title}"),
+        "kind": "other",
+        "status": "in_progress",
+        "rawInput": {"arguments": arguments}
+    })
+}
+
+/// The rawOutput of a superseded approved call (research §8 quirk (b)).
+pub const NEVER_EXECUTED: &str = "Tool call was approved but never executed.";
+
 /// `tool_call_object` as a `tool_call` update.
 pub fn tool_call_update_of(tool_call_object: &Value) -> Value {
     let mut update = tool_call_object.clone();

@@ -12,10 +12,10 @@ use serde_json::Value;
 use crate::mcp_client::ResolvedTool;
 use crate::permission_request::{PermissionReply, request_permission};
 use crate::prompt_turn::TurnContext;
-use crate::script::CallStep;
+use crate::script::{CallStep, PermissionMeta};
 use crate::session_updates::{
-    mcp_tool_call, permission_options, send_update, tool_call_finished, tool_call_running,
-    tool_call_update_of,
+    NEVER_EXECUTED, mcp_tool_call, permission_options, send_update, superseding_tool_call,
+    tool_call_finished, tool_call_running, tool_call_update_of,
 };
 
 /// What a call produced, for a later `expect_result`.
@@ -138,7 +138,8 @@ pub async fn announce(
     };
     let tool_call_id = uuid::Uuid::new_v4().simple().to_string();
     let title = format!("{}_{}", tool.server, tool.name);
-    let pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
+    let mut pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
+    shape_meta(&mut pending, call.permission_meta, &tool);
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
     if agent.script.quirks.resend_pending_tool_call {
         send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
@@ -151,6 +152,37 @@ pub async fn announce(
         args: call.args.clone(),
         ask: mode != "yolo",
     })))
+}
+
+/// Rewrites the pending tool call's `_meta` as the step's `permission_meta` says.
+fn shape_meta(pending: &mut Value, meta: PermissionMeta, tool: &ResolvedTool) {
+    let Some(object) = pending.as_object_mut() else {
+        return;
+    };
+    match meta {
+        PermissionMeta::Mcp => {}
+        PermissionMeta::Omitted => {
+            object.remove("_meta");
+        }
+        PermissionMeta::SanitizedTitle => {
+            let title = tool.title.as_deref().unwrap_or(&tool.name);
+            let sanitized: String = title
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            object.insert(
+                "_meta".into(),
+                serde_json::json!({"mcp": {"tool": sanitized, "server": tool.server},
+                                   "is_mcp_tool_call": true}),
+            );
+        }
+    }
 }
 
 /// Asks permission for an announced call (unless in `yolo`); a rejection marks the tool
@@ -184,8 +216,22 @@ pub async fn execute(
     ctx: &TurnContext<'_>,
     call: &AnnouncedCall,
 ) -> Result<Option<CallOutcome>, Error> {
-    let id = &call.tool_call_id;
-    send_update(ctx.cx, ctx.session_id, tool_call_running(id, &call.title))?;
+    let superseding;
+    let id = if ctx.agent.script.quirks.supersede_approved_call {
+        let never = tool_call_finished(&call.tool_call_id, false, Some(NEVER_EXECUTED));
+        send_update(ctx.cx, ctx.session_id, never)?;
+        superseding = format!("{}:{}", ctx.session_id, 7 + ctx.turn);
+        let running = superseding_tool_call(&superseding, &call.title, &call.args);
+        send_update(ctx.cx, ctx.session_id, running)?;
+        &superseding
+    } else {
+        send_update(
+            ctx.cx,
+            ctx.session_id,
+            tool_call_running(&call.tool_call_id, &call.title),
+        )?;
+        &call.tool_call_id
+    };
     let called = tokio::select! {
         biased;
         () = ctx.cancelled.cancelled() => {
