@@ -423,6 +423,13 @@ async fn execute(
             .into_iter()
             .map(|leak| format!("leak: {leak}")),
     );
+    failures.extend(
+        processes
+            .iter()
+            .flat_map(|p| p.child_pids.iter())
+            .filter(|pid| crate::leak::process_is_live(**pid))
+            .map(|pid| format!("leak: child process {pid} of a server is still running")),
+    );
     Execution {
         transcript,
         journal,

@@ -55,6 +55,11 @@ pub enum JournalEntry {
         /// The request params.
         params: Value,
     },
+    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`).
+    ChildSpawned {
+        /// The child's pid.
+        pid: u32,
+    },
     /// The answer to an MCP request.
     McpResponse {
         /// The MCP server's name.

@@ -86,6 +86,7 @@ pub async fn run_prompt(
     )
     .await;
     let stop_reason = if prompt.cancelled.is_cancelled() {
+        after_cancel(&agent, &cx, session_id, &mut agent_text).await;
         Some("cancelled")
     } else {
         answer.ok()
@@ -101,6 +102,34 @@ pub async fn run_prompt(
     // Without a stop reason the connection is gone: there is no one to answer.
     if let Some(stop_reason) = stop_reason {
         let _ = responder.respond(json!({ "stopReason": stop_reason }));
+    }
+}
+
+/// The text of the trailing chunk some builds send after a cancel (research §12).
+pub const CANCELLED_NOTICE: &str = "The request was cancelled by the client.";
+
+/// What the script's `cancel` says to do between a cancel and the `cancelled` answer.
+async fn after_cancel(
+    agent: &FakeAgent,
+    cx: &ConnectionTo<Client>,
+    session_id: &str,
+    agent_text: &mut String,
+) {
+    let cancel = &agent.script.cancel;
+    let trailing = cancel.trailing_chunk.then_some(CANCELLED_NOTICE);
+    for text in cancel
+        .keep_streaming
+        .iter()
+        .map(String::as_str)
+        .chain(trailing)
+    {
+        if send_update(cx, session_id, message_chunk(text)).is_err() {
+            return;
+        }
+        agent_text.push_str(text);
+    }
+    if cancel.honour_after_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(cancel.honour_after_ms)).await;
     }
 }
 

@@ -29,6 +29,48 @@ pub struct Script {
     /// harness does).
     #[serde(default)]
     pub mcp_client: McpClientScript,
+    /// How the fake behaves as a process (research §2).
+    #[serde(default)]
+    pub process: ProcessScript,
+    /// How the fake honours `session/cancel` (research §12).
+    #[serde(default)]
+    pub cancel: CancelScript,
+}
+
+/// Process behaviours of the real server, each off by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessScript {
+    /// Read nothing from stdin for this long after start (1.3.0: 1.2–2.9 s to the
+    /// `initialize` answer).
+    #[serde(default)]
+    pub startup_delay_ms: u64,
+    /// Ignore SIGTERM (RC01 did): log it and go on.
+    #[serde(default)]
+    pub ignore_sigterm: bool,
+    /// Stay alive after stdin closes (RC01 lingered) until killed.
+    #[serde(default)]
+    pub linger: bool,
+    /// At start, spawn a child process (`sleep 3600`, in the fake's process group, as the
+    /// real server's harness subprocess is) that is never waited for, so it outlives the
+    /// fake. Its pid is journaled (`ChildSpawned`).
+    #[serde(default)]
+    pub spawn_lingering_child: bool,
+}
+
+/// What the fake does once a prompt was cancelled, before it answers `cancelled`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelScript {
+    /// Keep streaming these texts (one `agent_message_chunk` each) after the cancel.
+    #[serde(default)]
+    pub keep_streaming: Vec<String>,
+    /// Send a trailing `agent_message_chunk` "The request was cancelled by the client."
+    #[serde(default)]
+    pub trailing_chunk: bool,
+    /// Answer the cancelled prompt only this long after the cancel (honour it late).
+    #[serde(default)]
+    pub honour_after_ms: u64,
 }
 
 /// The fake's MCP client (research §10, §20).

@@ -48,6 +48,8 @@ pub struct ProcessFacts {
     pub script_failures: Vec<String>,
     /// Whether the process journaled its exit.
     pub exited: bool,
+    /// The pids of child processes it spawned (and journaled).
+    pub child_pids: Vec<u32>,
 }
 
 /// Extracts the facts of each process (journal files in start order).
@@ -123,6 +125,7 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 tail(prompt, 120)
             )),
             JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::ChildSpawned { pid } => facts.child_pids.push(*pid),
         }
     }
     facts
