@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
 
-use crate::acp::{AcpConnection, ServerEvent, open_session};
+use crate::acp::{AcpConnection, ServerEvent, SignIn, open_session};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
@@ -169,7 +169,8 @@ async fn start(
     let (process, pipes) = ManagedProcess::spawn(line, &cwd)?;
     resources.process = Some(process);
     let acp = AcpConnection::connect(pipes, identity, events.clone()).await?;
-    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;
+    let sign_in = SignIn::new(spec.config.sign_in_timeout, &line.env);
+    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref(), sign_in).await;
     resources.acp = Some(acp);
     let session = session?;
     resources.session = Some(session.clone());

@@ -11,7 +11,8 @@
 //! - [`scaffold`]: starting a new scenario (`dsh-sim new`).
 //! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
 //!   record of which failed last time.
-//! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal).
+//! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal);
+//!   [`gemini_home`]: the fresh `GEMINI_HOME` a scenario may ask for.
 //! - [`expect`]: judging the DSH-side expectations on the transcript.
 //! - [`wire`]: judging `expect.wire` on the fake's journal.
 //! - [`provision`]: install scenarios: the served registry and archive, the cache's
@@ -30,6 +31,7 @@ pub mod bridge_session;
 pub mod claims;
 pub mod discover;
 pub mod expect;
+pub mod gemini_home;
 pub mod host_tools;
 pub mod install_cli;
 pub mod leak;

@@ -252,15 +252,19 @@ fn run_in_workspace(
         scratch_root: Some(scratch_root.clone()),
         ..AdapterConfig::default()
     };
-    if !scenario.dsh.environment.is_empty() {
+    let mut planted: Vec<(String, String)> = scenario
+        .dsh
+        .environment
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(home) = &scenario.dsh.gemini_home {
+        let dir = crate::gemini_home::make_gemini_home(workspace.path(), home)?;
+        planted.push(("GEMINI_HOME".into(), dir.display().to_string()));
+    }
+    if !planted.is_empty() {
         let mut host: Vec<_> = std::env::vars_os().collect();
-        host.extend(
-            scenario
-                .dsh
-                .environment
-                .iter()
-                .map(|(k, v)| (k.into(), v.into())),
-        );
+        host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
     let knobs = scenario.dsh.adapter;
@@ -269,6 +273,9 @@ fn run_in_workspace(
     }
     if let Some(ms) = knobs.tool_timeout_ms {
         config.tool_timeout = Duration::from_millis(ms);
+    }
+    if let Some(ms) = knobs.sign_in_timeout_ms {
+        config.sign_in_timeout = Duration::from_millis(ms);
     }
     let journal = fake_mode.then_some(journal_dir.as_path());
     let mut execution =

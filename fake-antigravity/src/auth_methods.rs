@@ -1,6 +1,8 @@
 //! `authenticate` and `logout` (research §5): the sign-in state follows `script.auth`.
-//! `signed-in` starts signed in; `required` signs in on any valid method (the browser flow
-//! "completes" at once); `refused` fails every `authenticate` with "Onboarding failed".
+//! `signed-in` starts signed in; `required` and `from-home` (signed out) sign in on any
+//! valid method: at once, or through the browser flow when `sign_in.flow` is `browser`
+//! (see [`crate::browser_sign_in`]); `refused` fails every `authenticate` with
+//! "Onboarding failed".
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -9,13 +11,46 @@ use crate::catalogue::AUTH_METHOD_IDS;
 use crate::fake_agent::FakeAgent;
 use crate::params::ParamReader;
 use crate::rpc_errors::{ParamProblem, invalid_params_message, onboarding_failed};
-use crate::script::AuthScript;
+use crate::script::{AuthScript, SignInFlow};
 
 /// `agent-platform`'s former id, which 1.3.0 still accepts.
 const LEGACY_VERTEX_ID: &str = "vertex-ai";
 
+/// What `authenticate` comes to.
+#[derive(Debug)]
+pub enum Authenticated {
+    /// Answered at once.
+    Now(Result<Value, Error>),
+    /// The browser flow must run first (it may take minutes: run it in a task).
+    BrowserFlow,
+}
+
+/// `authenticate {methodId}`, at once or after the browser flow.
+pub async fn authenticate_fully(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
+    match authenticate(agent, params) {
+        Authenticated::Now(answer) => answer,
+        Authenticated::BrowserFlow => {
+            let sign_in = agent.script.sign_in;
+            let wait = std::time::Duration::from_millis(sign_in.wait_ms);
+            crate::browser_sign_in::browser_flow(agent.log, wait, sign_in.browser_completes)
+                .await?;
+            agent.set_signed_in(true);
+            Ok(json!({}))
+        }
+    }
+}
+
 /// `authenticate {methodId}`.
-pub fn authenticate(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
+pub fn authenticate(agent: &FakeAgent, params: &Value) -> Authenticated {
+    match authenticate_now(agent, params) {
+        Ok(None) => Authenticated::BrowserFlow,
+        Ok(Some(answer)) => Authenticated::Now(Ok(answer)),
+        Err(error) => Authenticated::Now(Err(error)),
+    }
+}
+
+/// `Ok(None)`: the browser flow must run.
+fn authenticate_now(agent: &FakeAgent, params: &Value) -> Result<Option<Value>, Error> {
     let mut reader = ParamReader::new(params);
     let method = reader.required_str("methodId");
     if let Some(method) = method
@@ -50,6 +85,12 @@ pub fn authenticate(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
         );
         return Err(onboarding_failed());
     }
+    if !agent.is_signed_in()
+        && method.starts_with("oauth-")
+        && agent.script.sign_in.flow == SignInFlow::Browser
+    {
+        return Ok(None);
+    }
     if !agent.is_signed_in() && method.starts_with("oauth-") {
         agent.log.info(
             "credential_manager.py:553",
@@ -61,7 +102,7 @@ pub fn authenticate(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
         );
     }
     agent.set_signed_in(true);
-    Ok(json!({}))
+    Ok(Some(json!({})))
 }
 
 /// `logout {}`: clears the (pretend) stored credentials.

@@ -14,7 +14,7 @@ use agent_client_protocol::{
 };
 use serde_json::Value;
 
-use crate::auth_methods::{authenticate, logout};
+use crate::auth_methods::{Authenticated, authenticate, authenticate_fully, logout};
 use crate::catalogue::{AGENT_NAME, available_commands_update, initialize_result};
 use crate::config_methods::{set_config_option, set_mode, set_model};
 use crate::fake_agent::FakeAgent;
@@ -72,7 +72,13 @@ fn handle_request(
         .debug("server.py:90", &format!("request {method}"));
     match method.as_str() {
         "initialize" => responder.respond(initialize_result()),
-        "authenticate" => reply(responder, authenticate(&agent, &params)),
+        "authenticate" => match authenticate(&agent, &params) {
+            Authenticated::Now(answer) => reply(responder, answer),
+            // The browser flow holds the request for minutes: never in the dispatch loop.
+            Authenticated::BrowserFlow => {
+                cx.spawn(async move { reply(responder, authenticate_fully(&agent, &params).await) })
+            }
+        },
         "logout" => responder.respond(logout(&agent)),
         "session/new" => opened(new_session(&agent, &params), responder, &cx),
         "session/load" => opened(reopen_session(&agent, &params, true), responder, &cx),

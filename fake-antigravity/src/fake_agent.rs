@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::gemini_home::{HomeSignIn, home_sign_in};
 use crate::glog::Glog;
 use crate::journal::JournalEntry;
 use crate::journal_writer::JournalWriter;
@@ -39,7 +40,18 @@ impl FakeAgent {
         log: Glog,
     ) -> Self {
         let catalogue = ModelCatalogue::from_script(&script);
-        let signed_in = script.auth == AuthScript::SignedIn;
+        let signed_in = match script.auth {
+            AuthScript::SignedIn => true,
+            AuthScript::FromHome => {
+                let state = home_sign_in(&gemini_home);
+                log.info(
+                    "settings.py:300",
+                    &format!("sign-in state from GEMINI_HOME: {state:?}"),
+                );
+                state == HomeSignIn::SignedIn
+            }
+            AuthScript::Required | AuthScript::Refused => false,
+        };
         Self {
             script,
             catalogue,

@@ -14,12 +14,14 @@
 //!   [`script_file::load_script`] / [`script_file::parse_script`].
 
 pub mod auth_methods;
+pub mod browser_sign_in;
 pub mod catalogue;
 pub mod cli;
 pub mod config_methods;
 pub mod dispatch;
 pub mod expectations;
 pub mod fake_agent;
+pub mod gemini_home;
 pub mod glog;
 pub mod journal;
 pub mod journal_writer;

@@ -29,12 +29,59 @@ pub struct Script {
     /// harness does).
     #[serde(default)]
     pub mcp_client: McpClientScript,
+    /// How `authenticate(oauth-*)` signs in when the fake is signed out (research §5).
+    #[serde(default)]
+    pub sign_in: SignInScript,
     /// How the fake behaves as a process (research §2).
     #[serde(default)]
     pub process: ProcessScript,
     /// How the fake honours `session/cancel` (research §12).
     #[serde(default)]
     pub cancel: CancelScript,
+}
+
+/// The sign-in flow of `authenticate(oauth-personal)` / `oauth-business`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignInScript {
+    /// `instant` (default): the flow "completes" at once. `browser`: as 1.3.0 headless,
+    /// bind a loopback port, run `$BROWSER <url>` if set, print the sign-in URL line on
+    /// stderr, and hold the request until the redirect arrives (`{}`) or `wait_ms` pass
+    /// (-32000 "Onboarding failed: Timed out …"); a redirect without `code` fails it.
+    #[serde(default)]
+    pub flow: SignInFlow,
+    /// How long the browser flow waits for the redirect (default 510000, about 8.5 min).
+    #[serde(default = "default_sign_in_wait_ms")]
+    pub wait_ms: u64,
+    /// In the browser flow, act as the user: once the URL is out, send the redirect
+    /// (`GET /?state=…&code=…`) to the loopback port, completing the sign-in.
+    #[serde(default)]
+    pub browser_completes: bool,
+}
+
+impl Default for SignInScript {
+    fn default() -> Self {
+        Self {
+            flow: SignInFlow::Instant,
+            wait_ms: default_sign_in_wait_ms(),
+            browser_completes: false,
+        }
+    }
+}
+
+fn default_sign_in_wait_ms() -> u64 {
+    510_000
+}
+
+/// How a sign-in completes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignInFlow {
+    /// At once.
+    #[default]
+    Instant,
+    /// Through the loopback browser flow.
+    Browser,
 }
 
 /// Process behaviours of the real server, each off by default.
@@ -146,6 +193,11 @@ pub enum AuthScript {
     Required,
     /// Like `required`, but `authenticate` fails with -32000 "Onboarding failed".
     Refused,
+    /// As the real server: signed in when `$GEMINI_HOME/antigravity-acp/settings.json`
+    /// has `auth.type` and `acp_token.json` exists and has not expired (its
+    /// `expiry_date`, epoch milliseconds, if any, is in the future); otherwise like
+    /// `required`.
+    FromHome,
 }
 
 /// One scripted prompt turn.
