@@ -4,6 +4,7 @@
 //! Map of the crate (each module's doc says what it owns):
 //! - [`registry`]: the host's adapter registry and DSH's model precedence.
 //! - [`agent_loop`]: DSH's agent loop (generate, consume, permissions, tool results).
+//! - [`ask`]: one chat turn by hand against any server (`dsh-sim ask`).
 //! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
 //! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
 //! - [`transcript`]: the DSH-side record of a chat.
@@ -26,6 +27,7 @@
 
 pub mod agent_loop;
 pub mod artifacts;
+pub mod ask;
 pub mod bench;
 pub mod bridge_session;
 pub mod claims;
