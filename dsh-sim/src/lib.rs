@@ -19,8 +19,10 @@
 //! - [`provision`]: install scenarios: the served registry and archive, the cache's
 //!   starting state, and the judge of the install.
 //! - [`install_cli`]: `dsh-sim install` (install, repair or verify the pinned server).
+//! - [`client_tap`]: the client-side journal of a run against any server (`dsh-sim tap`).
 //! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
-//! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind.
+//! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind; [`replay`]:
+//!   the replay scenario a failure against a real server leaves.
 //! - [`bridge_session`]: the adapter's real MCP bridge on its own (`dsh-sim bridge`).
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
 //! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
@@ -31,6 +33,7 @@ pub mod ask;
 pub mod bench;
 pub mod bridge_session;
 pub mod claims;
+pub mod client_tap;
 pub mod discover;
 pub mod expect;
 pub mod gemini_home;
@@ -40,6 +43,7 @@ pub mod leak;
 pub mod lint;
 pub mod provision;
 pub mod registry;
+pub mod replay;
 pub mod runner;
 pub mod scaffold;
 pub mod scenario;

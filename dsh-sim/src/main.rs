@@ -149,6 +149,16 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         script: Option<PathBuf>,
     },
+    /// Relay an ACP server on stdio and journal every frame (the runner launches servers
+    /// given with `run --server` through this: the client-side journal).
+    Tap {
+        /// Where the journal file goes.
+        #[arg(long, value_name = "DIR")]
+        journal: PathBuf,
+        /// The server command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -161,6 +171,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Tap { journal, command } => {
+            let mut command = command.into_iter();
+            match command.next() {
+                Some(program) => dsh_sim::client_tap::run_tap(&journal, program, command.collect()),
+                None => ExitCode::from(2),
+            }
+        }
         Command::Install {
             registry,
             cache,
@@ -396,6 +413,8 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     );
     if let Some(command) = &settings.server {
         options.server = ServerChoice::Command(parse_server_command(command)?);
+        options.tap_program =
+            Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);
     }
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;

@@ -32,8 +32,10 @@ pub enum ServerChoice {
         /// The dsh-sim binary.
         program: PathBuf,
     },
-    /// Any ACP server command (the real build, for example). Journal-based wire checks
-    /// are skipped and scenarios marked `real_server: false` are skipped.
+    /// Any ACP server command (the real build, for example). Scenarios marked
+    /// `real_server: false` are skipped. With [`RunnerOptions::tap_program`], the server
+    /// runs behind `dsh-sim tap`, whose client-side journal the wire checks are judged on
+    /// (those on MCP traffic are skipped); without it, every wire check is skipped.
     Command(ServerCommand),
 }
 
@@ -55,6 +57,9 @@ pub struct RunnerOptions {
     /// Where to write the run's Mermaid sequence diagram, whatever the verdict (fake
     /// only; `None`: nowhere). Meant for one scenario: each run overwrites the file.
     pub diagram: Option<PathBuf>,
+    /// A dsh-sim binary whose `tap` subcommand relays and journals a `Command` server
+    /// (`None`: no client-side journal).
+    pub tap_program: Option<PathBuf>,
 }
 
 impl RunnerOptions {
@@ -68,6 +73,7 @@ impl RunnerOptions {
             dispose_bound: Duration::from_secs(20),
             limits: LoopLimits::default(),
             diagram: None,
+            tap_program: None,
         }
     }
 }
@@ -171,7 +177,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         .artifacts_root
         .as_ref()
         .map(|root| artifacts::folder_for(root, path));
-    match run_in_workspace(&scenario, options, folder.as_deref()) {
+    match run_in_workspace(&scenario, path, options, folder.as_deref()) {
         Ok(finished) => {
             report.notes = finished.notes;
             report.artifacts = finished.artifacts;
@@ -203,6 +209,7 @@ struct Finished {
 /// runs the chat, and writes the artefacts (into `folder`) while the journal exists.
 fn run_in_workspace(
     scenario: &Scenario,
+    source: &Path,
     options: &RunnerOptions,
     folder: Option<&Path>,
 ) -> Result<Finished, String> {
@@ -245,8 +252,12 @@ fn run_in_workspace(
                 None => fake_command(program, &script_path, &journal_dir).into(),
             }
         }
-        ServerChoice::Command(command) => command.clone().into(),
+        ServerChoice::Command(command) => match &options.tap_program {
+            Some(tap) => tapped_command(tap, command, &journal_dir).into(),
+            None => command.clone().into(),
+        },
     };
+    let client_side = !fake_mode && options.tap_program.is_some();
     let mut config = AdapterConfig {
         server,
         scratch_root: Some(scratch_root.clone()),
@@ -277,7 +288,7 @@ fn run_in_workspace(
     if let Some(ms) = knobs.sign_in_timeout_ms {
         config.sign_in_timeout = Duration::from_millis(ms);
     }
-    let journal = fake_mode.then_some(journal_dir.as_path());
+    let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
     let mut execution =
         runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
     match provisioning {
@@ -336,6 +347,19 @@ fn run_in_workspace(
             .notes
             .push(format!("could not write artefacts: {error}")),
     }
+    if client_side && !finished.failures.is_empty() {
+        let original = std::fs::read_to_string(source).unwrap_or_default();
+        let replay = crate::replay::replay_yaml(&original, &scenario.name, &execution.journal);
+        match std::fs::write(folder.join("replay.yaml"), replay) {
+            Ok(()) => finished.notes.push(format!(
+                "replay scenario (the server's frames as a fake script): {}",
+                folder.join("replay.yaml").display()
+            )),
+            Err(error) => finished
+                .notes
+                .push(format!("could not write the replay scenario: {error}")),
+        }
+    }
     Ok(finished)
 }
 
@@ -349,6 +373,23 @@ async fn open_bridges(journal_dir: &Path) -> Vec<String> {
         open.extend(crate::leak::bridge_still_open(&url).await);
     }
     open
+}
+
+/// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
+pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
+    let mut args = vec![
+        "tap".to_owned(),
+        "--journal".to_owned(),
+        journal_dir.display().to_string(),
+        "--".to_owned(),
+        command.program.display().to_string(),
+    ];
+    args.extend(command.args.iter().cloned());
+    ServerCommand {
+        program: tap.to_owned(),
+        args,
+        env: command.env.clone(),
+    }
 }
 
 /// The command line that runs the fake from a dsh-sim binary.
@@ -414,7 +455,20 @@ async fn execute(
         None => Vec::new(),
     };
     let processes: Vec<ProcessFacts> = wire::extract(&journal);
-    if journal_dir.is_some() {
+    let client_side = matches!(options.server, ServerChoice::Command(_));
+    if journal_dir.is_some() && client_side {
+        let mut expect = scenario.expect.wire.clone();
+        if let Some(expect) = expect.as_mut()
+            && (expect.mcp_tool_calls.take().is_some()
+                | expect.mcp_tool_results.take().is_some()
+                | expect.mcp_exchanges.take().is_some())
+        {
+            notes.push(
+                "MCP wire checks skipped (the client-side journal sees ACP frames only)".to_owned(),
+            );
+        }
+        failures.extend(wire::check_wire(expect.as_ref(), &processes, scratch_root));
+    } else if journal_dir.is_some() {
         failures.extend(wire::check_wire(
             scenario.expect.wire.as_ref(),
             &processes,
