@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use fake_antigravity::JournalWriter;
 use fake_antigravity::journal::JournalEntry;
-use fake_antigravity::wire_tap::{TappedReader, TappedWriter};
+use fake_antigravity::journal::wire_tap::{TappedReader, TappedWriter};
 
 fn started(pid: u32, program: &OsString, args: &[OsString]) -> JournalEntry {
     let env: BTreeMap<String, String> = fake_antigravity::process::RECORDED_ENV

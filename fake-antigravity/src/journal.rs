@@ -5,6 +5,9 @@
 //! Each fake process writes its own file `<dir>/<start-nanos>-<pid>.jsonl`; sorting the
 //! file names gives the processes in start order.
 
+pub mod wire_tap;
+pub mod writer;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};

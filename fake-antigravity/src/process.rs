@@ -4,6 +4,11 @@
 //! `process` switches delay the start, ignore SIGTERM, linger after stdin closes (until
 //! killed), or leave a child process behind.
 
+pub mod cli;
+pub mod glog;
+pub mod serve;
+pub mod stdio_pipes;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -12,14 +17,14 @@ use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
-use crate::glog::Glog;
 use crate::journal::JournalEntry;
-use crate::journal_writer::JournalWriter;
+use crate::journal::writer::JournalWriter;
+use crate::process::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
+use crate::process::glog::Glog;
+use crate::process::serve::{ServeOptions, resolve_gemini_home, serve};
+use crate::process::stdio_pipes::{stdin_reader, stdout_writer};
 use crate::script::Script;
-use crate::script_file::load_script;
-use crate::serve::{ServeOptions, resolve_gemini_home, serve};
-use crate::stdio_pipes::{stdin_reader, stdout_writer};
+use crate::script::file::load_script;
 
 /// The environment variables the journal's `Started` entry records when set.
 pub const RECORDED_ENV: &[&str] = &[

@@ -1,6 +1,8 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
+pub mod file;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

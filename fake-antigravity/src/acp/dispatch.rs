@@ -14,15 +14,17 @@ use agent_client_protocol::{
 };
 use serde_json::Value;
 
-use crate::auth_methods::{Authenticated, authenticate, authenticate_fully, logout};
-use crate::catalogue::{AGENT_NAME, available_commands_update, initialize_result};
-use crate::config_methods::{set_config_option, set_mode, set_model};
-use crate::fake_agent::FakeAgent;
-use crate::params::ParamReader;
-use crate::prompt_turn::run_prompt;
-use crate::rpc_errors::method_not_found;
-use crate::session_methods::{Opened, close_session, list_sessions, new_session, reopen_session};
-use crate::session_updates::send_update;
+use crate::acp::auth_methods::{Authenticated, authenticate, authenticate_fully, logout};
+use crate::acp::catalogue::{AGENT_NAME, available_commands_update, initialize_result};
+use crate::acp::config_methods::{set_config_option, set_mode, set_model};
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::method_not_found;
+use crate::acp::session_methods::{
+    Opened, close_session, list_sessions, new_session, reopen_session,
+};
+use crate::acp::session_updates::send_update;
+use crate::state::fake_agent::FakeAgent;
+use crate::turn::prompt_turn::run_prompt;
 
 /// Serves `agent` on `transport` until the client closes its side.
 pub async fn serve_connection(

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::rpc_errors::ParamProblem;
+use crate::acp::rpc_errors::ParamProblem;
 
 /// One `{name, value}` pair of an http header or a stdio env variable.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::rpc_errors::{ParamProblem, invalid_params};
+use crate::acp::rpc_errors::{ParamProblem, invalid_params};
 
 /// A params object being read; problems accumulate until [`ParamReader::finish`].
 pub struct ParamReader<'a> {

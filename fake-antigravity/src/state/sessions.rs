@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp_client::McpPool;
-use crate::mcp_servers::McpServerEntry;
-use crate::session_config::SessionConfig;
+use crate::mcp::client::McpPool;
+use crate::state::mcp_servers::McpServerEntry;
+use crate::state::session_config::SessionConfig;
 
 /// One finished prompt turn, as `session/load` replays it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,35 +11,22 @@ use agent_client_protocol::{Client, Error};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::expectations::{RecentCalls, check_recent, denied_message};
-use crate::fake_agent::FakeAgent;
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::session_not_found;
+use crate::acp::session_updates::{message_chunk, send_update, thought_chunk, usage_update};
 use crate::journal::JournalEntry;
-use crate::parallel_step::{ParallelEnd, run_parallel};
-use crate::params::ParamReader;
-use crate::rpc_errors::session_not_found;
 use crate::script::{Step, StopScript, TurnScript};
-use crate::server_owned_steps::{StepFlow, run_foreign_call, run_native, run_question};
-use crate::session_updates::{message_chunk, send_update, thought_chunk, usage_update};
-use crate::sessions::TurnRecord;
-use crate::tool_call_step::{CallEnd, run_call};
-use crate::turn_select::{TurnChoice, choose_turn};
+use crate::state::fake_agent::FakeAgent;
+use crate::state::sessions::TurnRecord;
+use crate::turn::context::TurnContext;
+use crate::turn::expectations::{RecentCalls, check_recent, denied_message};
+use crate::turn::parallel_step::{ParallelEnd, run_parallel};
+use crate::turn::server_owned_steps::{StepFlow, run_foreign_call, run_native, run_question};
+use crate::turn::tool_call_step::{CallEnd, run_call};
+use crate::turn::turn_select::{TurnChoice, choose_turn};
 
 /// The text the fake answers when the script has turns but none matches.
 pub const UNMATCHED_REPLY: &str = "fake-antigravity: no scripted turn matches this prompt.";
-
-/// What a running turn needs.
-pub struct TurnContext<'a> {
-    /// The server.
-    pub agent: &'a FakeAgent,
-    /// The connection to the client.
-    pub cx: &'a ConnectionTo<Client>,
-    /// The prompt's session.
-    pub session_id: &'a str,
-    /// Cancelled by `session/cancel`.
-    pub cancelled: &'a CancellationToken,
-    /// The turn's index in the script.
-    pub turn: usize,
-}
 
 /// How a turn ended.
 enum TurnEnd {

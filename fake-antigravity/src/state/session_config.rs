@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::catalogue::{DEFAULT_MODE, DEFAULT_MODEL, FREE_TIER_MODELS, MODES, model_display_name};
+use crate::acp::catalogue::{
+    DEFAULT_MODE, DEFAULT_MODEL, FREE_TIER_MODELS, MODES, model_display_name,
+};
 use crate::script::Script;
 
 /// The models a session may use, and the one a new session starts with.

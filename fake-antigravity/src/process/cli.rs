@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::catalogue::{AGENT_VERSION, BUILD_LABEL};
+use crate::acp::catalogue::{AGENT_VERSION, BUILD_LABEL};
 
 /// What the process was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,7 +2,7 @@
 //! the turn, and the messages journaled when it does not hold.
 
 use crate::script::ResultExpectation;
-use crate::tool_call_step::{CallOutcome, is_error, result_text};
+use crate::turn::tool_call_step::{CallOutcome, is_error, result_text};
 
 /// How much of a result's text a failure message quotes.
 const QUOTE_LIMIT: usize = 2_000;

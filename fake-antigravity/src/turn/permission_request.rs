@@ -6,7 +6,7 @@
 use agent_client_protocol::{Error, UntypedMessage};
 use serde_json::{Value, json};
 
-use crate::prompt_turn::TurnContext;
+use crate::turn::context::TurnContext;
 
 /// The client's reply to one permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]

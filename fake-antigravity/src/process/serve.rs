@@ -9,12 +9,12 @@ use agent_client_protocol::ByteStreams;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-use crate::dispatch::serve_connection;
-use crate::fake_agent::FakeAgent;
-use crate::glog::Glog;
-use crate::journal_writer::JournalWriter;
+use crate::acp::dispatch::serve_connection;
+use crate::journal::wire_tap::{TappedReader, TappedWriter};
+use crate::journal::writer::JournalWriter;
+use crate::process::glog::Glog;
 use crate::script::Script;
-use crate::wire_tap::{TappedReader, TappedWriter};
+use crate::state::fake_agent::FakeAgent;
 
 /// What one served connection does.
 #[derive(Debug, Clone)]

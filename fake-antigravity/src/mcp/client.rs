@@ -22,11 +22,11 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::catalogue::{AGENT_NAME, AGENT_VERSION};
+use crate::acp::catalogue::{AGENT_NAME, AGENT_VERSION};
 use crate::journal::JournalEntry;
-use crate::journal_writer::JournalWriter;
-use crate::mcp_servers::HttpMcpServer;
+use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
+use crate::state::mcp_servers::HttpMcpServer;
 
 /// How long the fake waits for `initialize`, `tools/list` or a notification.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);

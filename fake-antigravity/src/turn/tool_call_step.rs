@@ -9,14 +9,14 @@
 use agent_client_protocol::Error;
 use serde_json::Value;
 
-use crate::mcp_client::ResolvedTool;
-use crate::permission_request::{PermissionReply, request_permission};
-use crate::prompt_turn::TurnContext;
-use crate::script::{CallStep, PermissionMeta};
-use crate::session_updates::{
+use crate::acp::session_updates::{
     NEVER_EXECUTED, mcp_tool_call, permission_options, send_update, superseding_tool_call,
     tool_call_finished, tool_call_running, tool_call_update_of,
 };
+use crate::mcp::client::ResolvedTool;
+use crate::script::{CallStep, PermissionMeta};
+use crate::turn::context::TurnContext;
+use crate::turn::permission_request::{PermissionReply, request_permission};
 
 /// What a call produced, for a later `expect_result`.
 #[derive(Debug, Clone, PartialEq)]

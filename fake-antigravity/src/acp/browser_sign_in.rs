@@ -11,8 +11,8 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::glog::Glog;
-use crate::rpc_errors::onboarding_failed;
+use crate::acp::rpc_errors::onboarding_failed;
+use crate::process::glog::Glog;
 
 /// The client id of the recorded URL (a public installed-app id).
 const CLIENT_ID: &str = "1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com";

@@ -6,14 +6,14 @@
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::fake_agent::FakeAgent;
-use crate::mcp_client::McpPool;
-use crate::mcp_servers::{McpServerEntry, parse_mcp_servers};
-use crate::params::ParamReader;
-use crate::rpc_errors::{auth_required, session_not_found};
-use crate::session_config::SessionConfig;
-use crate::session_updates::{message_chunk, user_chunk};
-use crate::sessions::Session;
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::{auth_required, session_not_found};
+use crate::acp::session_updates::{message_chunk, user_chunk};
+use crate::mcp::client::McpPool;
+use crate::state::fake_agent::FakeAgent;
+use crate::state::mcp_servers::{McpServerEntry, parse_mcp_servers};
+use crate::state::session_config::SessionConfig;
+use crate::state::sessions::Session;
 
 /// A session that opened: what to send before the response, and the response.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::gemini_home::{HomeSignIn, home_sign_in};
-use crate::glog::Glog;
 use crate::journal::JournalEntry;
-use crate::journal_writer::JournalWriter;
+use crate::journal::writer::JournalWriter;
+use crate::process::glog::Glog;
 use crate::script::{AuthScript, Script};
-use crate::session_config::ModelCatalogue;
-use crate::sessions::SessionStore;
+use crate::state::gemini_home::{HomeSignIn, home_sign_in};
+use crate::state::session_config::ModelCatalogue;
+use crate::state::sessions::SessionStore;
 
 /// The fake server behind one ACP connection.
 #[derive(Debug)]

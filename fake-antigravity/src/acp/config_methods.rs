@@ -5,10 +5,10 @@
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::fake_agent::FakeAgent;
-use crate::params::ParamReader;
-use crate::rpc_errors::{ParamProblem, invalid_params, session_not_found};
-use crate::session_config::ConfigError;
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::{ParamProblem, invalid_params, session_not_found};
+use crate::state::fake_agent::FakeAgent;
+use crate::state::session_config::ConfigError;
 
 /// `session/set_config_option {sessionId, configId, value}`.
 pub fn set_config_option(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {

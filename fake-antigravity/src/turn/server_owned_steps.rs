@@ -2,20 +2,20 @@
 //! `native` (a server-owned tool, research §8), `question` (a native question, §9) and
 //! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
 //! `native` step with a `path` really reads or writes it when it runs (see
-//! [`crate::native_action`]). Each shows the client the 1.3.0 frames and, whatever the
+//! [`crate::turn::native_action`]). Each shows the client the 1.3.0 frames and, whatever the
 //! client answers, the turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::native_action::{act, native_id, raw_input};
-use crate::permission_request::{PermissionReply, request_permission};
-use crate::prompt_turn::TurnContext;
-use crate::script::{ForeignCallStep, NativeStep, QuestionStep};
-use crate::session_updates::{
+use crate::acp::session_updates::{
     mcp_tool_call, permission_options, send_update, tool_call_finished, tool_call_running,
     tool_call_update_of,
 };
+use crate::script::{ForeignCallStep, NativeStep, QuestionStep};
+use crate::turn::context::TurnContext;
+use crate::turn::native_action::{act, native_id, raw_input};
+use crate::turn::permission_request::{PermissionReply, request_permission};
 
 /// Whether the turn goes on after a step (these steps, and the plain ones of the turn).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,9 +6,9 @@
 use agent_client_protocol::Error;
 use futures::future::join_all;
 
-use crate::prompt_turn::TurnContext;
 use crate::script::CallStep;
-use crate::tool_call_step::{
+use crate::turn::context::TurnContext;
+use crate::turn::tool_call_step::{
     Announce, AnnouncedCall, CallOutcome, Permit, announce, execute, permit,
 };
 

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::catalogue::FREE_TIER_MODELS;
+use crate::acp::catalogue::FREE_TIER_MODELS;
 use crate::script::{CallStep, Script, Step};
 
 /// Why a script could not be used.

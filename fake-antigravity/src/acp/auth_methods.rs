@@ -1,17 +1,17 @@
 //! `authenticate` and `logout` (research §5): the sign-in state follows `script.auth`.
 //! `signed-in` starts signed in; `required` and `from-home` (signed out) sign in on any
 //! valid method: at once, or through the browser flow when `sign_in.flow` is `browser`
-//! (see [`crate::browser_sign_in`]); `refused` fails every `authenticate` with
+//! (see [`crate::acp::browser_sign_in`]); `refused` fails every `authenticate` with
 //! "Onboarding failed".
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::catalogue::AUTH_METHOD_IDS;
-use crate::fake_agent::FakeAgent;
-use crate::params::ParamReader;
-use crate::rpc_errors::{ParamProblem, invalid_params_message, onboarding_failed};
+use crate::acp::catalogue::AUTH_METHOD_IDS;
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::{ParamProblem, invalid_params_message, onboarding_failed};
 use crate::script::{AuthScript, SignInFlow};
+use crate::state::fake_agent::FakeAgent;
 
 /// `agent-platform`'s former id, which 1.3.0 still accepts.
 const LEGACY_VERTEX_ID: &str = "vertex-ai";
@@ -32,7 +32,7 @@ pub async fn authenticate_fully(agent: &FakeAgent, params: &Value) -> Result<Val
         Authenticated::BrowserFlow => {
             let sign_in = agent.script.sign_in;
             let wait = std::time::Duration::from_millis(sign_in.wait_ms);
-            crate::browser_sign_in::browser_flow(agent.log, wait, sign_in.browser_completes)
+            crate::acp::browser_sign_in::browser_flow(agent.log, wait, sign_in.browser_completes)
                 .await?;
             agent.set_signed_in(true);
             Ok(json!({}))

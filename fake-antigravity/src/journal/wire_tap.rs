@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::journal::JournalEntry;
-use crate::journal_writer::JournalWriter;
+use crate::journal::writer::JournalWriter;
 
 /// Which way a tapped line went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
