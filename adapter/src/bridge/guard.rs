@@ -2,7 +2,8 @@
 //! bearer token, the bridge's own `Host`, no browser `Origin`, and a well-formed
 //! `MCP-Protocol-Version` if any. A well-formed version newer than the bridge serves (the
 //! 1.3.0 harness sends `2026-07-28` on every request) is rewritten to the newest it serves,
-//! the version `initialize` negotiated, so rmcp answers instead of refusing with 400.
+//! the version `initialize` negotiated, so rmcp answers instead of refusing with 400 (on
+//! an `initialize` itself the header is dropped: rmcp negotiates from the body).
 
 mod protocol_version;
 #[cfg(test)]
@@ -85,13 +86,16 @@ pub(crate) async fn guard(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match check(&policy, request.method(), request.headers()) {
-        Some(refusal) => refusal,
-        None => {
-            protocol_version::downgrade_newer(request.headers_mut());
-            next.run(request).await
-        }
+    if let Some(refusal) = check(&policy, request.method(), request.headers()) {
+        return refusal;
     }
+    if protocol_version::classify(request.headers()) == protocol_version::VersionHeader::Newer {
+        request = match protocol_version::settle_newer(request, super::MAX_BODY_BYTES).await {
+            Ok(settled) => settled,
+            Err(refusal) => return refusal,
+        };
+    }
+    next.run(request).await
 }
 
 #[cfg(test)]

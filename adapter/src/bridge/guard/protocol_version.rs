@@ -1,8 +1,12 @@
 //! The `MCP-Protocol-Version` header as the guard reads it: absent, a version the bridge
 //! serves, a well-formed newer one (the 1.3.0 harness announces `2026-07-28` and keeps
-//! sending it after `initialize` negotiated down), or malformed.
+//! sending it after `initialize` negotiated down), or malformed; and how a request with
+//! a newer one is settled before rmcp sees it.
 
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use rmcp::model::ProtocolVersion;
 
 /// The header's name (lower case, as `http` stores it).
@@ -74,6 +78,31 @@ pub(crate) fn downgrade_newer(headers: &mut HeaderMap) {
     }
 }
 
+/// Whether a JSON-RPC body is an `initialize` request.
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|message| message.get("method").cloned())
+        .is_some_and(|method| method == "initialize")
+}
+
+/// Settles a request whose header names a newer version: an `initialize` loses the
+/// header (rmcp requires it to equal the body's version, and negotiates down from the
+/// body), any other request gets [`newest_served`]. The body is read here, at most
+/// `limit` bytes (a larger or unreadable one is answered 413, however it is framed).
+pub(crate) async fn settle_newer(request: Request, limit: usize) -> Result<Request, Response> {
+    let (mut parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| StatusCode::PAYLOAD_TOO_LARGE.into_response())?;
+    if is_initialize(&bytes) {
+        parts.headers.remove(HEADER);
+    } else {
+        downgrade_newer(&mut parts.headers);
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
 #[cfg(test)]
 mod tests {
     use rstest::rstest;
@@ -107,6 +136,17 @@ mod tests {
     #[case::twice(&["2025-11-25", "2026-07-28"], VersionHeader::Malformed)]
     fn headers_are_classified(#[case] values: &[&'static str], #[case] want: VersionHeader) {
         assert_eq!(classify(&with(values)), want);
+    }
+
+    #[test]
+    fn initialize_bodies_are_recognised() {
+        assert!(is_initialize(
+            br#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#
+        ));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
+        assert!(!is_initialize(b"not json"));
     }
 
     #[test]

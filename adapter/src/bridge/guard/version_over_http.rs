@@ -133,6 +133,33 @@ async fn a_call_under_the_harness_version_parks_and_is_answered() -> TestResult 
 }
 
 #[tokio::test]
+async fn an_initialize_that_also_carries_the_harness_version_in_its_header_is_answered()
+-> TestResult {
+    let bridge = endpoint().await?;
+    let (status, body) = bridge
+        .post(Some("2026-07-28"), &initialize("2026-07-28"))
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body)?;
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_under_the_harness_version_is_413() -> TestResult {
+    let bridge = endpoint().await?;
+    let padding = "x".repeat(crate::bridge::MAX_BODY_BYTES);
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_pad": padding}});
+    let (status, _) = bridge.post(Some("2026-07-28"), &body).await?;
+    assert_eq!(status, 413);
+    Ok(())
+}
+
+#[tokio::test]
 async fn known_older_versions_pass_and_malformed_ones_are_400() -> TestResult {
     let bridge = endpoint().await?;
     for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
