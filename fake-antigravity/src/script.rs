@@ -143,6 +143,10 @@ pub struct McpClientScript {
     /// (default false).
     #[serde(default)]
     pub open_get_stream: bool,
+    /// Send the version header on `initialize` too (default false: from the first
+    /// request after it, as the MCP spec says and the recordings suggest).
+    #[serde(default)]
+    pub header_on_initialize: bool,
 }
 
 impl Default for McpClientScript {
@@ -152,6 +156,7 @@ impl Default for McpClientScript {
             call_timeout_ms: default_call_timeout_ms(),
             list_tools_every_prompt: false,
             open_get_stream: false,
+            header_on_initialize: false,
         }
     }
 }

@@ -291,7 +291,8 @@ impl McpConnection {
             "capabilities": {},
             "clientInfo": {"name": AGENT_NAME, "version": AGENT_VERSION},
         });
-        self.exchange("initialize", params, false, HANDSHAKE_TIMEOUT)
+        let versioned = settings.header_on_initialize;
+        self.exchange("initialize", params, versioned, HANDSHAKE_TIMEOUT)
             .await?;
         self.expect_status(
             "notifications/initialized",
