@@ -8,6 +8,7 @@ pub mod cli;
 pub mod glog;
 pub mod serve;
 pub mod stdio_pipes;
+pub mod stdout_lines;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -59,6 +59,10 @@ pub struct SignInScript {
     /// (`GET /?state=…&code=…`) to the loopback port, completing the sign-in.
     #[serde(default)]
     pub browser_completes: bool,
+    /// Print the URL line on stdout, between the JSON-RPC frames, as 1.1.1 did (default
+    /// false: on stderr, as 1.3.0 does).
+    #[serde(default)]
+    pub url_on_stdout: bool,
 }
 
 impl Default for SignInScript {
@@ -67,6 +71,7 @@ impl Default for SignInScript {
             flow: SignInFlow::Instant,
             wait_ms: default_sign_in_wait_ms(),
             browser_completes: false,
+            url_on_stdout: false,
         }
     }
 }

@@ -32,8 +32,14 @@ pub async fn authenticate_fully(agent: &FakeAgent, params: &Value) -> Result<Val
         Authenticated::BrowserFlow => {
             let sign_in = agent.script.sign_in;
             let wait = std::time::Duration::from_millis(sign_in.wait_ms);
-            crate::acp::browser_sign_in::browser_flow(agent.log, wait, sign_in.browser_completes)
-                .await?;
+            let stdout = sign_in.url_on_stdout.then_some(&agent.stdout_lines);
+            crate::acp::browser_sign_in::browser_flow(
+                agent.log,
+                wait,
+                sign_in.browser_completes,
+                stdout,
+            )
+            .await?;
             agent.set_signed_in(true);
             Ok(json!({}))
         }

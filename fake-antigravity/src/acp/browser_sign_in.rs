@@ -1,7 +1,7 @@
 //! The browser sign-in of 1.3.0 headless (research §5): a loopback listener on
 //! `127.0.0.1:<port>`, the Google OAuth URL with a fresh `state`, `$BROWSER <url>` when
 //! set, the line `Open the following link to authenticate the ACP server: <url>` on
-//! stderr, then the request is held until the redirect `GET /?state=…&code=…` arrives,
+//! stderr (on stdout between frames, as 1.1.1, with `sign_in.url_on_stdout`), then the request is held until the redirect `GET /?state=…&code=…` arrives,
 //! a redirect without `code` aborts it, or the wait runs out.
 
 use std::time::Duration;
@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 
 use crate::acp::rpc_errors::onboarding_failed;
 use crate::process::glog::Glog;
+use crate::process::stdout_lines::StdoutLines;
 
 /// The client id of the recorded URL (a public installed-app id).
 const CLIENT_ID: &str = "1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com";
@@ -42,7 +43,12 @@ pub fn sign_in_url(port: u16, state: &str) -> String {
 }
 
 /// Runs the flow; `Ok` once the redirect brought a code.
-pub async fn browser_flow(log: Glog, wait: Duration, act_as_user: bool) -> Result<(), Error> {
+pub async fn browser_flow(
+    log: Glog,
+    wait: Duration,
+    act_as_user: bool,
+    stdout: Option<&StdoutLines>,
+) -> Result<(), Error> {
     log.warning(
         "credential_manager.py:553",
         "Credentials missing or invalid. Launching browser login flow...",
@@ -68,7 +74,11 @@ pub async fn browser_flow(log: Glog, wait: Duration, act_as_user: bool) -> Resul
             .spawn()
             .ok()
     });
-    eprintln!("Open the following link to authenticate the ACP server: {url}");
+    let line = format!("Open the following link to authenticate the ACP server: {url}");
+    match stdout {
+        Some(stdout) => stdout.push(&line),
+        None => eprintln!("{line}"),
+    }
     let user = act_as_user.then(|| {
         let redirect = format!("/?state={state}&code=4%2Ffake-code");
         tokio::spawn(send_redirect(port, redirect))

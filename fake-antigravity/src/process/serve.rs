@@ -13,6 +13,7 @@ use crate::acp::dispatch::serve_connection;
 use crate::journal::wire_tap::{TappedReader, TappedWriter};
 use crate::journal::writer::JournalWriter;
 use crate::process::glog::Glog;
+use crate::process::stdout_lines::{LineInjector, StdoutLines};
 use crate::script::Script;
 use crate::state::fake_agent::FakeAgent;
 
@@ -69,14 +70,22 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let reader = TappedReader::new(reader, options.journal.clone());
-    let writer = TappedWriter::new(writer, options.journal.clone());
+    let stdout_lines = StdoutLines::default();
+    // Raw lines go below the frames the SDK writes and above the tap, so the journal
+    // shows them (as unparsed frames) where they crossed the pipe.
+    let writer = LineInjector::new(
+        TappedWriter::new(writer, options.journal.clone()),
+        stdout_lines.clone(),
+    );
     let transport = ByteStreams::new(writer.compat_write(), reader.compat());
-    let agent = Arc::new(FakeAgent::new(
+    let mut agent = FakeAgent::new(
         options.script,
         options.gemini_home,
         options.journal,
         options.log,
-    ));
+    );
+    agent.stdout_lines = stdout_lines;
+    let agent = Arc::new(agent);
     serve_connection(agent, transport).await?;
     Ok(())
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
 use crate::process::glog::Glog;
+use crate::process::stdout_lines::StdoutLines;
 use crate::script::{AuthScript, Script};
 use crate::state::gemini_home::{HomeSignIn, home_sign_in};
 use crate::state::session_config::ModelCatalogue;
@@ -28,6 +29,8 @@ pub struct FakeAgent {
     pub journal: Option<Arc<JournalWriter>>,
     /// stderr diagnostics.
     pub log: Glog,
+    /// Raw lines to print on stdout between frames (1.1.1's sign-in URL line).
+    pub stdout_lines: StdoutLines,
     signed_in: AtomicBool,
 }
 
@@ -59,6 +62,7 @@ impl FakeAgent {
             sessions: SessionStore::default(),
             journal,
             log,
+            stdout_lines: StdoutLines::default(),
             signed_in: AtomicBool::new(signed_in),
         }
     }
