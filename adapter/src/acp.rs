@@ -1,12 +1,15 @@
 //! The ACP client side of a turn: the connection over the server's stdio, the handshake
-//! (initialize, session/new with the bridge, one authenticate retry, model choice), the
+//! (initialize, session/new with the bridge, one bounded authenticate retry, model choice),
+//! the sign-in policy, the
 //! permission policy, and the mapping of session updates into turn events.
 
 mod connection;
 mod events;
 mod handshake;
 mod permission;
+mod sign_in;
 
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
 pub(crate) use handshake::open_session;
+pub(crate) use sign_in::{SignIn, SignInProblem};

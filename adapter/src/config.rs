@@ -73,6 +73,9 @@ pub struct AdapterConfig {
     pub timeout: Duration,
     /// Bounds how long a parked tool call waits for DSH's result (`toolTimeoutMs`).
     pub tool_timeout: Duration,
+    /// Bounds `authenticate`, the server's browser sign-in (which 1.3.0 holds for about
+    /// 8.5 minutes); past it the generation fails with `auth_required`.
+    pub sign_in_timeout: Duration,
     /// How many tool turns may be active at once before `generate` fails with `busy`.
     pub max_active_turns: usize,
     /// How long a closing server gets after its stdin closes before its process group is
@@ -102,6 +105,7 @@ impl Default for AdapterConfig {
             timeout: Duration::from_secs(600),
             // Google's MCP client abandons a tools/call after about 180 s; give up first.
             tool_timeout: Duration::from_secs(170),
+            sign_in_timeout: Duration::from_secs(120),
             max_active_turns: 8,
             shutdown_grace: Duration::from_secs(2),
             models: KNOWN_MODELS.iter().map(|m| (*m).to_owned()).collect(),

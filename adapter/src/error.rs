@@ -29,9 +29,9 @@ pub(crate) enum AdapterError {
     /// The connection to the server ended (the process exited or broke the framing).
     #[error("the server connection closed during {0}")]
     ConnectionClosed(&'static str),
-    /// `session/new` still required authentication after one `authenticate`.
-    #[error("the server requires a sign-in that did not complete")]
-    AuthRequired,
+    /// The server requires a sign-in that could not be done (the text says how to).
+    #[error("{0}")]
+    AuthRequired(crate::acp::SignInProblem),
     /// The server does not offer the requested model.
     #[error("model `{0}` is not offered by the server")]
     ModelUnavailable(String),
@@ -96,7 +96,7 @@ impl AdapterError {
             Self::Spawn(_) | Self::ConnectionClosed(_) => LlmErrorCode::ServerUnavailable,
             Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::Internal,
             Self::Remote { .. } => LlmErrorCode::ServerError,
-            Self::AuthRequired => LlmErrorCode::AuthRequired,
+            Self::AuthRequired(_) => LlmErrorCode::AuthRequired,
             Self::ModelUnavailable(_) => LlmErrorCode::ModelUnavailable,
             Self::InvalidTool { .. } => LlmErrorCode::InvalidToolDefinition,
             Self::InvalidHistory(_) => LlmErrorCode::InvalidHistory,

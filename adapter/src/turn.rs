@@ -23,7 +23,7 @@ use tokio_util::task::AbortOnDropHandle;
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
 
-use crate::acp::{AcpConnection, ServerEvent, open_session};
+use crate::acp::{AcpConnection, ServerEvent, SignIn, open_session};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
@@ -220,7 +220,8 @@ where
             AcpConnection::connect_streams(to_server, from_server, identity, events.clone()).await?
         }
     };
-    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref()).await;
+    let sign_in = SignIn::new(spec.config.sign_in_timeout, &line.env);
+    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref(), sign_in).await;
     resources.acp = Some(acp);
     let session = session?;
     resources.session = Some(session.clone());

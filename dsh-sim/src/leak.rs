@@ -57,7 +57,7 @@ pub async fn find_leaks(
 
 /// Whether a process exists, checked portably with `kill(pid, 0)` (no `/proc`). The
 /// adapter reaps every server it starts, so an unreaped zombie counts as a leak too.
-pub use test_support::process_is_live;
+pub use test_support::{process_is_live, process_is_running};
 
 /// `Some(leak)` when something still accepts connections at the bridge's address.
 pub(crate) async fn bridge_still_open(url: &str) -> Option<String> {

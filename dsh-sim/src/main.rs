@@ -142,6 +142,37 @@ enum Command {
     /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
     /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
     Schema,
+    /// One chat turn through the adapter, printed as it streams (text on stdout, the rest
+    /// on stderr), to try a server by hand. Exit code 0 on a finish, 1 on an error.
+    Ask {
+        /// The user's message.
+        prompt: String,
+        /// `fake` (the scripted fake; see --script), `installed` (the pinned 1.3.0
+        /// build, installed and verified) or an ACP server command ("<program> <args…>").
+        #[arg(long, value_name = "fake|installed|CMD", default_value = "fake")]
+        server: String,
+        /// A model id without the adapter prefix (e.g. gemini-3.8-flash-low); default:
+        /// the server's own default.
+        #[arg(long, value_name = "ID")]
+        model: Option<String>,
+        /// Tools to offer: a JSON array of `{name, description, input_schema}`; each call
+        /// is answered with its own arguments.
+        #[arg(long, value_name = "FILE.json")]
+        tools: Option<PathBuf>,
+        /// The fake's script (with --server fake).
+        #[arg(long, value_name = "FILE")]
+        script: Option<PathBuf>,
+    },
+    /// Relay an ACP server on stdio and journal every frame (the runner launches servers
+    /// given with `run --server` through this: the client-side journal).
+    Tap {
+        /// Where the journal file goes.
+        #[arg(long, value_name = "DIR")]
+        journal: PathBuf,
+        /// The server command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).
@@ -188,6 +219,13 @@ fn main() -> ExitCode {
                     eprintln!("dsh-sim: {error:#}");
                     ExitCode::from(2)
                 }
+            }
+        }
+        Command::Tap { journal, command } => {
+            let mut command = command.into_iter();
+            match command.next() {
+                Some(program) => dsh_sim::client_tap::run_tap(&journal, program, command.collect()),
+                None => ExitCode::from(2),
             }
         }
         Command::Install {
@@ -254,6 +292,22 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Ask {
+            prompt,
+            server,
+            model,
+            tools,
+            script,
+        } => {
+            init_logging();
+            match ask(prompt, &server, model, tools.as_deref(), script) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Schema => {
             print!("{}", dsh_sim::scenario::scenario_schema_json());
             ExitCode::SUCCESS
@@ -353,6 +407,45 @@ fn bench(settings: dsh_sim::bench::BenchSettings) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn ask(
+    prompt: String,
+    server: &str,
+    model: Option<String>,
+    tools: Option<&std::path::Path>,
+    script: Option<PathBuf>,
+) -> anyhow::Result<antigravity_acp::contract::FinishReason> {
+    use dsh_sim::ask::{AskArgs, AskServer, run_ask};
+    let server = match server {
+        "fake" => AskServer::Fake {
+            program: std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
+            script,
+        },
+        "installed" => AskServer::Installed,
+        command => AskServer::Command(parse_server_command(command)?),
+    };
+    let tools = match tools {
+        Some(path) => dsh_sim::bridge_session::load_tools(path)?,
+        None => Vec::new(),
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("dsh-sim-ask-")
+        .tempdir()
+        .context("cannot make a scratch folder")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    let args = AskArgs {
+        prompt,
+        server,
+        model,
+        tools,
+    };
+    let mut out = std::io::stdout();
+    let mut notes = std::io::stderr();
+    Ok(runtime.block_on(run_ask(args, scratch.path(), &mut out, &mut notes))?)
+}
+
 /// The `run` subcommand's options.
 struct RunSettings {
     server: Option<String>,
@@ -374,7 +467,11 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
             options.server =
                 ServerChoice::Installed(antigravity_acp::install::InstallOptions::default());
         }
-        Some(command) => options.server = ServerChoice::Command(parse_server_command(command)?),
+        Some(command) => {
+            options.server = ServerChoice::Command(parse_server_command(command)?);
+            options.tap_program =
+                Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);
+        }
     }
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;

@@ -32,8 +32,10 @@ pub enum ServerChoice {
         /// The dsh-sim binary.
         program: PathBuf,
     },
-    /// Any ACP server command (the real build, for example). Journal-based wire checks
-    /// are skipped and scenarios marked `real_server: false` are skipped.
+    /// Any ACP server command (the real build, for example). Scenarios marked
+    /// `real_server: false` are skipped. With [`RunnerOptions::tap_program`], the server
+    /// runs behind `dsh-sim tap`, whose client-side journal the wire checks are judged on
+    /// (those on MCP traffic are skipped); without it, every wire check is skipped.
     Command(ServerCommand),
     /// The pinned build, installed (or checked and repaired) by the adapter itself, as
     /// DSH runs it; skipped and judged as for `Command`.
@@ -58,6 +60,9 @@ pub struct RunnerOptions {
     /// Where to write the run's Mermaid sequence diagram, whatever the verdict (fake
     /// only; `None`: nowhere). Meant for one scenario: each run overwrites the file.
     pub diagram: Option<PathBuf>,
+    /// A dsh-sim binary whose `tap` subcommand relays and journals a `Command` server
+    /// (`None`: no client-side journal).
+    pub tap_program: Option<PathBuf>,
 }
 
 impl RunnerOptions {
@@ -71,6 +76,7 @@ impl RunnerOptions {
             dispose_bound: Duration::from_secs(20),
             limits: LoopLimits::default(),
             diagram: None,
+            tap_program: None,
         }
     }
 }
@@ -174,7 +180,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         .artifacts_root
         .as_ref()
         .map(|root| artifacts::folder_for(root, path));
-    match run_in_workspace(&scenario, options, folder.as_deref()) {
+    match run_in_workspace(&scenario, path, options, folder.as_deref()) {
         Ok(finished) => {
             report.notes = finished.notes;
             report.artifacts = finished.artifacts;
@@ -206,6 +212,7 @@ struct Finished {
 /// runs the chat, and writes the artefacts (into `folder`) while the journal exists.
 fn run_in_workspace(
     scenario: &Scenario,
+    source: &Path,
     options: &RunnerOptions,
     folder: Option<&Path>,
 ) -> Result<Finished, String> {
@@ -248,23 +255,31 @@ fn run_in_workspace(
                 None => fake_command(program, &script_path, &journal_dir).into(),
             }
         }
-        ServerChoice::Command(command) => command.clone().into(),
+        ServerChoice::Command(command) => match &options.tap_program {
+            Some(tap) => tapped_command(tap, command, &journal_dir).into(),
+            None => command.clone().into(),
+        },
         ServerChoice::Installed(install) => ServerSource::Installed(install.clone()),
     };
+    let client_side = !fake_mode && options.tap_program.is_some();
     let mut config = AdapterConfig {
         server,
         scratch_root: Some(scratch_root.clone()),
         ..AdapterConfig::default()
     };
-    if !scenario.dsh.environment.is_empty() {
+    let mut planted: Vec<(String, String)> = scenario
+        .dsh
+        .environment
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(home) = &scenario.dsh.gemini_home {
+        let dir = crate::gemini_home::make_gemini_home(workspace.path(), home)?;
+        planted.push(("GEMINI_HOME".into(), dir.display().to_string()));
+    }
+    if !planted.is_empty() {
         let mut host: Vec<_> = std::env::vars_os().collect();
-        host.extend(
-            scenario
-                .dsh
-                .environment
-                .iter()
-                .map(|(k, v)| (k.into(), v.into())),
-        );
+        host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
     let knobs = scenario.dsh.adapter;
@@ -274,7 +289,10 @@ fn run_in_workspace(
     if let Some(ms) = knobs.tool_timeout_ms {
         config.tool_timeout = Duration::from_millis(ms);
     }
-    let journal = fake_mode.then_some(journal_dir.as_path());
+    if let Some(ms) = knobs.sign_in_timeout_ms {
+        config.sign_in_timeout = Duration::from_millis(ms);
+    }
+    let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
     let mut execution =
         runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
     match provisioning {
@@ -333,6 +351,19 @@ fn run_in_workspace(
             .notes
             .push(format!("could not write artefacts: {error}")),
     }
+    if client_side && !finished.failures.is_empty() {
+        let original = std::fs::read_to_string(source).unwrap_or_default();
+        let replay = crate::replay::replay_yaml(&original, &scenario.name, &execution.journal);
+        match std::fs::write(folder.join("replay.yaml"), replay) {
+            Ok(()) => finished.notes.push(format!(
+                "replay scenario (the server's frames as a fake script): {}",
+                folder.join("replay.yaml").display()
+            )),
+            Err(error) => finished
+                .notes
+                .push(format!("could not write the replay scenario: {error}")),
+        }
+    }
     Ok(finished)
 }
 
@@ -346,6 +377,23 @@ async fn open_bridges(journal_dir: &Path) -> Vec<String> {
         open.extend(crate::leak::bridge_still_open(&url).await);
     }
     open
+}
+
+/// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
+pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
+    let mut args = vec![
+        "tap".to_owned(),
+        "--journal".to_owned(),
+        journal_dir.display().to_string(),
+        "--".to_owned(),
+        command.program.display().to_string(),
+    ];
+    args.extend(command.args.iter().cloned());
+    ServerCommand {
+        program: tap.to_owned(),
+        args,
+        env: command.env.clone(),
+    }
 }
 
 /// The command line that runs the fake from a dsh-sim binary.
@@ -411,7 +459,20 @@ async fn execute(
         None => Vec::new(),
     };
     let processes: Vec<ProcessFacts> = wire::extract(&journal);
-    if journal_dir.is_some() {
+    let client_side = matches!(options.server, ServerChoice::Command(_));
+    if journal_dir.is_some() && client_side {
+        let mut expect = scenario.expect.wire.clone();
+        if let Some(expect) = expect.as_mut()
+            && (expect.mcp_tool_calls.take().is_some()
+                | expect.mcp_tool_results.take().is_some()
+                | expect.mcp_exchanges.take().is_some())
+        {
+            notes.push(
+                "MCP wire checks skipped (the client-side journal sees ACP frames only)".to_owned(),
+            );
+        }
+        failures.extend(wire::check_wire(expect.as_ref(), &processes, scratch_root));
+    } else if journal_dir.is_some() {
         failures.extend(wire::check_wire(
             scenario.expect.wire.as_ref(),
             &processes,
@@ -426,6 +487,13 @@ async fn execute(
             .await
             .into_iter()
             .map(|leak| format!("leak: {leak}")),
+    );
+    failures.extend(
+        processes
+            .iter()
+            .flat_map(|p| p.child_pids.iter())
+            .filter(|pid| crate::leak::process_is_running(**pid))
+            .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
     Execution {
         transcript,

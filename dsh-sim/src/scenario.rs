@@ -84,6 +84,37 @@ pub struct DshScript {
     /// planted secret, for example); the real environment is kept underneath.
     #[serde(default)]
     pub environment: BTreeMap<String, String>,
+    /// A fresh `GEMINI_HOME` for the servers, made by the runner with the sign-in files
+    /// the real server reads at start-up (default: none is made, `GEMINI_HOME` is left
+    /// as it is).
+    #[serde(default)]
+    pub gemini_home: Option<GeminiHomeSpec>,
+}
+
+/// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
+/// `antigravity-acp/acp_token.json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GeminiHomeSpec {
+    /// `auth.type` in `settings.json` (absent: no `settings.json`).
+    #[serde(default)]
+    pub auth_type: Option<String>,
+    /// The token file.
+    #[serde(default)]
+    pub token: HomeToken,
+}
+
+/// The token file of a [`GeminiHomeSpec`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HomeToken {
+    /// No token file.
+    #[default]
+    Absent,
+    /// A token that expires in an hour.
+    Valid,
+    /// A token that expired an hour ago.
+    Expired,
 }
 
 /// The adapter settings a scenario may change, to reach timeouts in milliseconds rather
@@ -97,6 +128,9 @@ pub struct AdapterKnobs {
     /// `AdapterConfig::tool_timeout`: bounds how long a parked call waits for DSH.
     #[serde(default)]
     pub tool_timeout_ms: Option<u64>,
+    /// `AdapterConfig::sign_in_timeout`: bounds the server's browser sign-in.
+    #[serde(default)]
+    pub sign_in_timeout_ms: Option<u64>,
 }
 
 /// One entry of the chat.
@@ -251,6 +285,11 @@ pub struct WireExpectations {
     /// The outcome of every MCP `tools/call`, in order.
     #[serde(default)]
     pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// Every MCP exchange the server had with a host MCP server, over all processes in
+    /// order, as `<method> ok` or `<method> failed` (`initialize`,
+    /// `notifications/initialized`, `GET` for a server stream, `tools/list`, `tools/call`).
+    #[serde(default)]
+    pub mcp_exchanges: Option<Vec<String>>,
     /// Whether every server ran in a directory under the adapter's scratch root.
     #[serde(default)]
     pub private_cwd: Option<bool>,

@@ -55,6 +55,7 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
             format!("Note over {server}: EXPECTATION FAILED (turn {turn}, step {step})")
         }
         JournalEntry::UnmatchedPrompt { .. } => format!("Note over {server}: UNMATCHED PROMPT"),
+        JournalEntry::ChildSpawned { pid } => format!("Note over {server}: child pid {pid}"),
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

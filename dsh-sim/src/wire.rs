@@ -102,6 +102,14 @@ pub fn check_wire(
             .collect();
         compare(&mut failures, "MCP tools/call results", expected, &actual);
     }
+    if let Some(expected) = &expect.mcp_exchanges {
+        compare(
+            &mut failures,
+            "MCP exchanges",
+            expected,
+            &all(|p| &p.mcp_exchanges),
+        );
+    }
     if let Some(expected) = expect.client_capabilities {
         for caps in processes.iter().flat_map(|p| p.client_capabilities.iter()) {
             check_capabilities(expected, caps, &mut failures);

@@ -90,7 +90,6 @@ fn any_acp_server_command_runs_the_scenarios_unchanged() {
         .assert()
         .code(0)
         .stdout(contains("PASS  tests/fixtures/any_server/echo.yaml"))
-        .stdout(contains("note: wire checks skipped (not running the fake)"))
         .stdout(contains("SKIP  tests/fixtures/any_server/fake_only.yaml"))
         .stdout(contains("\n1 passed, 0 failed\n"));
 }

@@ -79,6 +79,7 @@ fn full_expectations() -> WireExpectations {
         permission_answers: Some(vec!["allow".into()]),
         mcp_tool_calls: Some(1),
         mcp_tool_results: Some(vec![McpResultKind::Error]),
+        mcp_exchanges: Some(vec!["tools/call ok".into()]),
         method_counts: [("session/load".to_owned(), 0)].into(),
         update_counts: [("tool_call".to_owned(), 0)].into(),
         private_cwd: None,

@@ -5,6 +5,9 @@
 //! Each fake process writes its own file `<dir>/<start-nanos>-<pid>.jsonl`; sorting the
 //! file names gives the processes in start order.
 
+pub mod wire_tap;
+pub mod writer;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -54,6 +57,11 @@ pub enum JournalEntry {
         method: String,
         /// The request params.
         params: Value,
+    },
+    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`).
+    ChildSpawned {
+        /// The child's pid.
+        pid: u32,
     },
     /// The answer to an MCP request.
     McpResponse {

@@ -1,7 +1,8 @@
 //! `fake-antigravity`: a scriptable fake of Google's Antigravity ACP server 1.3.0.
 //!
 //! It speaks the recorded 1.3.0 wire shapes over stdio through the official ACP SDK and
-//! calls host tools through a real MCP client (rmcp). It shares no code with the adapter:
+//! calls host tools through a real Streamable-HTTP MCP client that announces and sends
+//! the harness's protocol version, as 1.3.0 does. It shares no code with the adapter:
 //! it judges the adapter from outside.
 //!
 //! Entry points:
@@ -10,42 +11,29 @@
 //! - [`serve()`] with [`ServeOptions`]: one connection over any tokio byte streams, for
 //!   in-process use.
 //! - [`script`] (the script format), [`journal`] (what the fake records) and
-//!   [`script_file::load_script`] / [`script_file::parse_script`].
+//!   [`script::file::load_script`] / [`script::file::parse_script`].
+//!
+//! Layout, one folder per responsibility (each readable alone; no two files import
+//! each other):
+//! - [`acp`]: the ACP methods, their params and error shapes, the update shapes.
+//! - [`state`]: the fake agent, sessions, MCP server entries, `GEMINI_HOME` sign-in.
+//! - [`turn`]: a prompt turn, its shared context and one file per kind of step.
+//! - [`mcp`]: the MCP client that calls host tools.
+//! - [`journal`]: the journal's entries, its writer and the stdio taps.
+//! - [`process`]: the command line, the process (signals, start-up), serving, logging.
+//! - [`script`]: the script format and its strict loader.
 
-pub mod auth_methods;
-pub mod catalogue;
-pub mod cli;
-pub mod config_methods;
-pub mod dispatch;
-pub mod expectations;
-pub mod fake_agent;
-pub mod glog;
+pub mod acp;
 pub mod journal;
-pub mod journal_writer;
-pub mod mcp_client;
-pub mod mcp_servers;
-pub mod parallel_step;
-pub mod params;
-pub mod permission_request;
+pub mod mcp;
 pub mod process;
-pub mod prompt_turn;
-pub mod rpc_errors;
 pub mod script;
-pub mod script_file;
-pub mod serve;
-pub mod server_owned_steps;
-pub mod session_config;
-pub mod session_methods;
-pub mod session_updates;
-pub mod sessions;
-pub mod stdio_pipes;
-pub mod tool_call_step;
-pub mod turn_select;
-pub mod wire_tap;
+pub mod state;
+pub mod turn;
 
 pub use journal::JournalEntry;
-pub use journal_writer::{JournalError, JournalWriter};
+pub use journal::writer::{JournalError, JournalWriter};
 pub use process::main_with_args;
+pub use process::serve::{ServeError, ServeOptions, serve};
 pub use script::Script;
-pub use script_file::{ScriptError, check_script, load_script, parse_script};
-pub use serve::{ServeError, ServeOptions, serve};
+pub use script::file::{ScriptError, check_script, load_script, parse_script};

@@ -1,6 +1,14 @@
 //! The fake as a process: parse the command line, load the script, open the journal,
 //! build a tokio runtime, serve ACP on stdio until stdin closes (exit 0) or SIGTERM /
-//! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last.
+//! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last. The script's
+//! `process` switches delay the start, ignore SIGTERM, linger after stdin closes (until
+//! killed), or leave a child process behind.
+
+pub mod cli;
+pub mod glog;
+pub mod serve;
+pub mod stdio_pipes;
+pub mod stdout_lines;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -10,14 +18,14 @@ use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
-use crate::glog::Glog;
 use crate::journal::JournalEntry;
-use crate::journal_writer::JournalWriter;
+use crate::journal::writer::JournalWriter;
+use crate::process::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
+use crate::process::glog::Glog;
+use crate::process::serve::{ServeOptions, resolve_gemini_home, serve};
+use crate::process::stdio_pipes::{stdin_reader, stdout_writer};
 use crate::script::Script;
-use crate::script_file::load_script;
-use crate::serve::{ServeOptions, resolve_gemini_home, serve};
-use crate::stdio_pipes::{stdin_reader, stdout_writer};
+use crate::script::file::load_script;
 
 /// The environment variables the journal's `Started` entry records when set.
 pub const RECORDED_ENV: &[&str] = &[
@@ -168,6 +176,13 @@ async fn run(
         Ok(s) => s,
         Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGINT: {e}")),
     };
+    let behaviour = script.process;
+    if behaviour.spawn_lingering_child {
+        spawn_lingering_child(journal.as_deref(), log);
+    }
+    if behaviour.startup_delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
+    }
     let serve_options = ServeOptions {
         script,
         gemini_home,
@@ -175,21 +190,56 @@ async fn run(
         log,
     };
     let served = serve(serve_options, stdin_reader(), stdout_writer());
-    tokio::select! {
-        served = served => match served {
-            Ok(()) => (ExitCode::SUCCESS, "stdin closed".to_string()),
-            Err(e) => {
-                log.error("main.py:120", &e.to_string());
-                (ExitCode::FAILURE, format!("error: {e}"))
+    tokio::pin!(served);
+    let mut stdin_open = true;
+    loop {
+        tokio::select! {
+            served = &mut served, if stdin_open => match served {
+                Ok(()) if behaviour.linger => {
+                    log.info("main.py:121", "stdin closed; lingering");
+                    stdin_open = false;
+                }
+                Ok(()) => return (ExitCode::SUCCESS, "stdin closed".to_string()),
+                Err(e) => {
+                    log.error("main.py:120", &e.to_string());
+                    return (ExitCode::FAILURE, format!("error: {e}"));
+                }
+            },
+            _ = terminate.recv() => {
+                if behaviour.ignore_sigterm {
+                    log.info("main.py:130", "SIGTERM received, ignored");
+                    continue;
+                }
+                log.info("main.py:130", "SIGTERM received, exiting");
+                return (ExitCode::SUCCESS, "signal".to_string());
             }
-        },
-        _ = terminate.recv() => {
-            log.info("main.py:130", "SIGTERM received, exiting");
-            (ExitCode::SUCCESS, "signal".to_string())
+            _ = interrupt.recv() => {
+                log.info("main.py:131", "SIGINT received, exiting");
+                return (ExitCode::SUCCESS, "signal".to_string());
+            }
         }
-        _ = interrupt.recv() => {
-            log.info("main.py:131", "SIGINT received, exiting");
-            (ExitCode::SUCCESS, "signal".to_string())
+    }
+}
+
+/// Starts `sleep 3600` in the fake's process group and never waits for it.
+fn spawn_lingering_child(journal: Option<&JournalWriter>, log: Glog) {
+    let spawned = std::process::Command::new("sleep")
+        .arg("3600")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    match spawned {
+        Ok(child) => {
+            log.info(
+                "main.py:90",
+                &format!("harness child {} started", child.id()),
+            );
+            if let Some(journal) = journal {
+                journal.record(&JournalEntry::ChildSpawned { pid: child.id() });
+            }
+            // Dropping a std Child neither kills nor reaps it: it outlives the fake.
+            drop(child);
         }
+        Err(e) => log.error("main.py:91", &format!("cannot start the child: {e}")),
     }
 }

@@ -1,6 +1,8 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
+pub mod file;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,6 +27,151 @@ pub struct Script {
     /// Recorded quirks of the real server, each off by default (claim B02).
     #[serde(default)]
     pub quirks: Quirks,
+    /// How the fake's MCP client talks to host MCP servers (default: as the 1.3.0
+    /// harness does).
+    #[serde(default)]
+    pub mcp_client: McpClientScript,
+    /// How `authenticate(oauth-*)` signs in when the fake is signed out (docs/antigravity-1.3.0.md §5).
+    #[serde(default)]
+    pub sign_in: SignInScript,
+    /// How the fake behaves as a process (docs/antigravity-1.3.0.md §2).
+    #[serde(default)]
+    pub process: ProcessScript,
+    /// How the fake honours `session/cancel` (docs/antigravity-1.3.0.md §12).
+    #[serde(default)]
+    pub cancel: CancelScript,
+}
+
+/// The sign-in flow of `authenticate(oauth-personal)` / `oauth-business`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignInScript {
+    /// `instant` (default): the flow "completes" at once. `browser`: as 1.3.0 headless,
+    /// bind a loopback port, run `$BROWSER <url>` if set, print the sign-in URL line on
+    /// stderr, and hold the request until the redirect arrives (`{}`) or `wait_ms` pass
+    /// (-32000 "Onboarding failed: Timed out …"); a redirect without `code` fails it.
+    #[serde(default)]
+    pub flow: SignInFlow,
+    /// How long the browser flow waits for the redirect (default 510000, about 8.5 min).
+    #[serde(default = "default_sign_in_wait_ms")]
+    pub wait_ms: u64,
+    /// In the browser flow, act as the user: once the URL is out, send the redirect
+    /// (`GET /?state=…&code=…`) to the loopback port, completing the sign-in.
+    #[serde(default)]
+    pub browser_completes: bool,
+    /// Print the URL line on stdout, between the JSON-RPC frames, as 1.1.1 did (default
+    /// false: on stderr, as 1.3.0 does).
+    #[serde(default)]
+    pub url_on_stdout: bool,
+}
+
+impl Default for SignInScript {
+    fn default() -> Self {
+        Self {
+            flow: SignInFlow::Instant,
+            wait_ms: default_sign_in_wait_ms(),
+            browser_completes: false,
+            url_on_stdout: false,
+        }
+    }
+}
+
+fn default_sign_in_wait_ms() -> u64 {
+    510_000
+}
+
+/// How a sign-in completes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignInFlow {
+    /// At once.
+    #[default]
+    Instant,
+    /// Through the loopback browser flow.
+    Browser,
+}
+
+/// Process behaviours of the real server, each off by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessScript {
+    /// Read nothing from stdin for this long after start (1.3.0: 1.2–2.9 s to the
+    /// `initialize` answer).
+    #[serde(default)]
+    pub startup_delay_ms: u64,
+    /// Ignore SIGTERM (RC01 did): log it and go on.
+    #[serde(default)]
+    pub ignore_sigterm: bool,
+    /// Stay alive after stdin closes (RC01 lingered) until killed.
+    #[serde(default)]
+    pub linger: bool,
+    /// At start, spawn a child process (`sleep 3600`, in the fake's process group, as the
+    /// real server's harness subprocess is) that is never waited for, so it outlives the
+    /// fake. Its pid is journaled (`ChildSpawned`).
+    #[serde(default)]
+    pub spawn_lingering_child: bool,
+}
+
+/// What the fake does once a prompt was cancelled, before it answers `cancelled`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelScript {
+    /// Keep streaming these texts (one `agent_message_chunk` each) after the cancel.
+    #[serde(default)]
+    pub keep_streaming: Vec<String>,
+    /// Send a trailing `agent_message_chunk` "The request was cancelled by the client."
+    #[serde(default)]
+    pub trailing_chunk: bool,
+    /// Answer the cancelled prompt only this long after the cancel (honour it late).
+    #[serde(default)]
+    pub honour_after_ms: u64,
+}
+
+/// The fake's MCP client (docs/antigravity-1.3.0.md §10, §20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpClientScript {
+    /// The protocol version announced in `initialize` and then sent in the
+    /// `MCP-Protocol-Version` header of every later request, whatever `initialize`
+    /// negotiated (default `2026-07-28`, what the real harness sends).
+    #[serde(default = "harness_protocol_version")]
+    pub protocol_version: String,
+    /// How long a `tools/call` may take before the client gives up on it, in
+    /// milliseconds (default 180000, the real server's limit).
+    #[serde(default = "default_call_timeout_ms")]
+    pub call_timeout_ms: u64,
+    /// List every server's tools afresh at the start of every prompt (default false:
+    /// lazily, on the first call, as the recordings show).
+    #[serde(default)]
+    pub list_tools_every_prompt: bool,
+    /// After `initialize`, open a GET stream, which must be answered 200 or 405
+    /// (default false).
+    #[serde(default)]
+    pub open_get_stream: bool,
+    /// Send the version header on `initialize` too (default false: from the first
+    /// request after it, as the MCP spec says and the recordings suggest).
+    #[serde(default)]
+    pub header_on_initialize: bool,
+}
+
+impl Default for McpClientScript {
+    fn default() -> Self {
+        Self {
+            protocol_version: harness_protocol_version(),
+            call_timeout_ms: default_call_timeout_ms(),
+            list_tools_every_prompt: false,
+            open_get_stream: false,
+            header_on_initialize: false,
+        }
+    }
+}
+
+fn harness_protocol_version() -> String {
+    "2026-07-28".into()
+}
+
+fn default_call_timeout_ms() -> u64 {
+    180_000
 }
 
 /// Switchable quirks recorded from the real server (docs/antigravity-1.3.0.md §8).
@@ -36,6 +183,14 @@ pub struct Quirks {
     /// that executed tool calls from ACP updates would run the tool twice.
     #[serde(default)]
     pub resend_pending_tool_call: bool,
+    /// Supersede every allowed host call (quirk (b), seen at RC01 on a native edit): the
+    /// approved tool call is marked `failed` with `rawOutput` "Tool call was approved but
+    /// never executed.", and the work runs under another id, `<sessionId>:<n>`, as a
+    /// `tool_call` (`in_progress`, titled `Running <server>_<tool>`, with
+    /// `rawInput.arguments` and no `_meta`), then the real MCP `tools/call`, then
+    /// `completed` or `failed` under the new id.
+    #[serde(default)]
+    pub supersede_approved_call: bool,
 }
 
 /// The fake's sign-in state at start-up.
@@ -50,6 +205,11 @@ pub enum AuthScript {
     Required,
     /// Like `required`, but `authenticate` fails with -32000 "Onboarding failed".
     Refused,
+    /// As the real server: signed in when `$GEMINI_HOME/antigravity-acp/settings.json`
+    /// has `auth.type` and `acp_token.json` exists and has not expired (its
+    /// `expiry_date`, epoch milliseconds, if any, is in the future); otherwise like
+    /// `required`.
+    FromHome,
 }
 
 /// One scripted prompt turn.
@@ -106,6 +266,11 @@ pub enum Step {
     Text(String),
     /// An `agent_thought_chunk` with this text (one delta).
     Thought(String),
+    /// Text streamed as the real server streams it: many `agent_message_chunk` deltas of
+    /// `code_points` Unicode code points each (default 1), so words, and graphemes made
+    /// of several code points (emoji with modifiers, combining accents), are split
+    /// across chunks.
+    Stream(StreamStep),
     /// Use a host tool through the MCP server given at `session/new`, the way 1.3.0 does:
     /// `tool_call` (pending), `session/request_permission`, then a real MCP `tools/call`,
     /// then `tool_call_update` completed or failed.
@@ -187,6 +352,32 @@ pub struct NativeStep {
     /// Whether the server asks permission first (default true).
     #[serde(default = "default_true")]
     pub ask: bool,
+    /// The tool call id's format (default `hex`).
+    #[serde(default)]
+    pub id_format: NativeIdFormat,
+    /// A file the tool really acts on when it runs: a `read` reads it (any path, as
+    /// 1.3.0's ungated reads do), an `edit` writes `content` to it. A relative path is
+    /// taken from the session's cwd. Without it nothing touches disk.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// What an `edit` writes (default empty).
+    #[serde(default)]
+    pub content: String,
+}
+
+/// The id formats 1.3.0 uses for its own tool calls (docs/antigravity-1.3.0.md §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeIdFormat {
+    /// 32 hex digits.
+    #[default]
+    Hex,
+    /// `call_<6 digits>`.
+    Call,
+    /// `<sessionId>:7`.
+    Session,
+    /// `trajectory:4`.
+    Trajectory,
 }
 
 fn default_true() -> bool {
@@ -270,6 +461,25 @@ pub struct CallStep {
     /// The arguments sent in `tools/call`.
     #[serde(default = "empty_object")]
     pub args: Value,
+    /// What the pending `tool_call` (and its permission request) says about the MCP
+    /// tool (default `mcp`: `_meta.mcp` with the server and the tool's MCP name).
+    #[serde(default)]
+    pub permission_meta: PermissionMeta,
+}
+
+/// What a host call's pending `tool_call` carries in `_meta`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionMeta {
+    /// `_meta.mcp` = `{server, tool: <the tool's MCP name>}` and `is_mcp_tool_call`, as
+    /// recorded.
+    #[default]
+    Mcp,
+    /// No `_meta` at all.
+    Omitted,
+    /// `_meta.mcp.tool` is the tool's title (else its name) sanitized to
+    /// `[A-Za-z0-9_-]` (every other character becomes `_`), not its MCP name.
+    SanitizedTitle,
 }
 
 fn empty_object() -> Value {
@@ -286,6 +496,21 @@ pub struct ResultExpectation {
     /// Text the result's text content must contain.
     #[serde(default)]
     pub contains: Option<String>,
+}
+
+/// Text split into many small deltas (`stream:`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamStep {
+    /// The whole text.
+    pub text: String,
+    /// Code points per chunk (default 1; at least 1).
+    #[serde(default = "one")]
+    pub code_points: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// A `usage_update`.

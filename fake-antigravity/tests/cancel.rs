@@ -98,7 +98,7 @@ async fn cancel_during_wait_for_cancel_and_unmatched_prompts() {
     let reply = fake.next_update().await;
     assert_eq!(
         reply["content"]["text"],
-        fake_antigravity::prompt_turn::UNMATCHED_REPLY
+        fake_antigravity::turn::prompt_turn::UNMATCHED_REPLY
     );
 
     assert!(fake.close().await.success());

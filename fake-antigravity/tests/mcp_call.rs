@@ -123,6 +123,15 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
     assert_eq!(calls[0].tool, "echo_text");
     assert_eq!(calls[0].arguments, json!({"text": "PROBE-9"}));
     assert_eq!(calls[0].authorization.as_deref(), Some("Bearer t0k-secret"));
+    // As the 1.3.0 harness: no version header on `initialize`, then its own version on
+    // every later request, whatever `initialize` negotiated.
+    let seen = server.seen();
+    let versions: Vec<&str> = seen.iter().map(|(_, version)| version.as_str()).collect();
+    assert_eq!(
+        versions,
+        ["-", "2026-07-28", "2026-07-28", "2026-07-28"],
+        "{seen:?}"
+    );
 
     assert!(fake.close().await.success());
     server.stop().await;
@@ -166,6 +175,8 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
         [
             "request initialize",
             "response initialize",
+            "request notifications/initialized",
+            "response notifications/initialized",
             "request tools/list",
             "response tools/list",
             "request tools/call",
@@ -176,6 +187,9 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
     assert!(entries.iter().any(|e| matches!(e,
         JournalEntry::McpRequest { method, params, .. }
             if method == "tools/call" && params == &json!({"name": "echo_text", "arguments": {"text": "PROBE-9"}}))));
+    assert!(entries.iter().any(|e| matches!(e,
+        JournalEntry::McpRequest { method, params, .. }
+            if method == "initialize" && params["protocolVersion"] == "2026-07-28")));
     assert!(entries.iter().any(|e| matches!(e,
         JournalEntry::McpResponse { method, result: Some(result), .. }
             if method == "tools/call" && result["content"][0]["text"] == "echo: PROBE-9")));

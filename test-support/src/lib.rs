@@ -5,13 +5,14 @@
 //! - [`within`]: a piece of work with a time bound, failing with a sentence that says
 //!   what did not happen in time (tests wait on events, never on sleeps).
 //! - [`process_is_live`]: a portable liveness check (`kill(pid, 0)`), used by tests and by
-//!   the simulator's leak check.
+//!   the simulator's leak check; [`process_is_running`] also tells a zombie (an orphan
+//!   nobody reaps) from a running process.
 
 mod bounds;
 mod liveness;
 
 pub use bounds::{NotWithin, within};
-pub use liveness::process_is_live;
+pub use liveness::{process_is_live, process_is_running};
 
 /// Any error a test step can fail with.
 pub type Failure = Box<dyn std::error::Error + Send + Sync>;

@@ -29,6 +29,25 @@ pub fn process_is_live(pid: u32) -> bool {
     }
 }
 
+/// Whether process `pid` still runs: it exists and is not a zombie. For processes the
+/// caller did not start itself (a server's children, reparented when the server died),
+/// reaping is up to whatever adopted them (in a container, a PID 1 that may never reap),
+/// so a zombie there has already released everything but its pid. Where `/proc` is
+/// missing, a zombie cannot be told apart and counts as running (the strict answer).
+pub fn process_is_running(pid: u32) -> bool {
+    process_is_live(pid) && !is_zombie(pid)
+}
+
+fn is_zombie(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) S ...`: the state follows the last `)` (comm may hold spaces or `)`).
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        == Some("Z")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,6 +55,31 @@ mod tests {
     #[test]
     fn this_process_is_live() {
         assert!(process_is_live(std::process::id()));
+    }
+
+    #[test]
+    fn this_process_is_running() {
+        assert!(process_is_running(std::process::id()));
+    }
+
+    /// An exited child not yet waited for is a zombie: live, but not running.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_unreaped_child_is_live_but_not_running() -> crate::TestResult {
+        let mut child = std::process::Command::new("true").spawn()?;
+        let pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !is_zombie(pid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child never exited"
+            );
+            std::thread::yield_now();
+        }
+        assert!(process_is_live(pid));
+        assert!(!process_is_running(pid));
+        child.wait()?;
+        Ok(())
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The session handshake: `initialize` (no fs, no terminal), `session/new` with the bridge
-//! as the only MCP server, one `authenticate(oauth-personal)` and retry when the server
-//! answers "authentication required", then the requested model through
+//! as the only MCP server, one `authenticate(oauth-personal)` (bounded, and only when the
+//! server can open a browser; see [`super::sign_in`]) and retry when the server answers
+//! "authentication required", then the requested model through
 //! `session/set_config_option` (unless the request asks for the server's default).
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Agent, ErrorCode};
 
+use super::sign_in::{SignIn, SignInProblem};
 use crate::error::AdapterError;
 use crate::register::ADAPTER_ID;
 
@@ -28,6 +30,7 @@ pub(crate) async fn open_session(
     cwd: &Path,
     mcp_servers: Vec<McpServer>,
     model: Option<&str>,
+    sign_in: SignIn,
 ) -> Result<SessionId, AdapterError> {
     let init = cx
         .send_request(
@@ -47,12 +50,22 @@ pub(crate) async fn open_session(
                 .iter()
                 .any(|method| method.id().to_string() == AUTH_METHOD);
             if !offered {
-                return Err(AdapterError::AuthRequired);
+                return Err(AdapterError::AuthRequired(SignInProblem::NotCompleted));
             }
-            cx.send_request(AuthenticateRequest::new(AUTH_METHOD))
-                .block_task()
-                .await
-                .map_err(|e| auth_error("authenticate", &e))?;
+            if !sign_in.browser {
+                return Err(AdapterError::AuthRequired(SignInProblem::NoBrowser));
+            }
+            sign_in.announce();
+            let authenticated = tokio::time::timeout(
+                sign_in.timeout,
+                cx.send_request(AuthenticateRequest::new(AUTH_METHOD))
+                    .block_task(),
+            )
+            .await
+            .map_err(|_| {
+                AdapterError::AuthRequired(SignInProblem::TimedOut(sign_in.timeout.as_secs()))
+            })?;
+            authenticated.map_err(|e| auth_error("authenticate", &e))?;
             cx.send_request(new_session)
                 .block_task()
                 .await
@@ -67,8 +80,10 @@ pub(crate) async fn open_session(
 }
 
 fn auth_error(method: &'static str, error: &agent_client_protocol::Error) -> AdapterError {
+    // 1.3.0 answers a failed browser flow with -32000 "Onboarding failed" (the code
+    // ACP names AUTH_REQUIRED): a sign-in that did not complete, not a server fault.
     if error.code == ErrorCode::AUTH_REQUIRED {
-        AdapterError::AuthRequired
+        AdapterError::AuthRequired(SignInProblem::NotCompleted)
     } else {
         AdapterError::remote(method, error)
     }

@@ -1,5 +1,13 @@
 //! The bridge's HTTP guard: before rmcp sees a request, it must be a POST with the turn's
-//! bearer token, the bridge's own `Host`, and no browser `Origin`.
+//! bearer token, the bridge's own `Host`, no browser `Origin`, and a well-formed
+//! `MCP-Protocol-Version` if any. A well-formed version newer than the bridge serves (the
+//! 1.3.0 harness sends `2026-07-28` on every request) is rewritten to the newest it serves,
+//! the version `initialize` negotiated, so rmcp answers instead of refusing with 400 (on
+//! an `initialize` itself the header is dropped: rmcp negotiates from the body).
+
+mod protocol_version;
+#[cfg(test)]
+mod version_over_http;
 
 use std::sync::Arc;
 
@@ -66,19 +74,28 @@ pub(crate) fn check(
             Some((header::WWW_AUTHENTICATE, "Bearer")),
         ));
     }
+    if protocol_version::classify(headers) == protocol_version::VersionHeader::Malformed {
+        return Some(refuse(StatusCode::BAD_REQUEST, None));
+    }
     None
 }
 
 /// axum middleware applying [`check`].
 pub(crate) async fn guard(
     State(policy): State<Arc<GuardPolicy>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    match check(&policy, request.method(), request.headers()) {
-        Some(refusal) => refusal,
-        None => next.run(request).await,
+    if let Some(refusal) = check(&policy, request.method(), request.headers()) {
+        return refusal;
     }
+    if protocol_version::classify(request.headers()) == protocol_version::VersionHeader::Newer {
+        request = match protocol_version::settle_newer(request, super::MAX_BODY_BYTES).await {
+            Ok(settled) => settled,
+            Err(refusal) => return refusal,
+        };
+    }
+    next.run(request).await
 }
 
 #[cfg(test)]
@@ -110,6 +127,8 @@ mod tests {
     #[case::no_token(Method::POST, &[("host", "127.0.0.1:4000")], Some(401))]
     #[case::wrong_token(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abd")], Some(401))]
     #[case::token_prefix(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer ab")], Some(401))]
+    #[case::malformed_version(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abc"), ("mcp-protocol-version", "2026-7-28")], Some(400))]
+    #[case::newer_version(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abc"), ("mcp-protocol-version", "2026-07-28")], None)]
     #[case::ok(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abc")], None)]
     fn requests_are_refused_with_the_right_status(
         #[case] method: Method,

@@ -41,10 +41,15 @@ pub struct ProcessFacts {
     pub mcp_tool_calls: usize,
     /// How every MCP `tools/call` ended.
     pub mcp_tool_results: Vec<McpResultKind>,
+    /// Every MCP exchange the server had with a host MCP server, in order, as
+    /// `<method> ok` or `<method> failed` (`GET` for a server stream).
+    pub mcp_exchanges: Vec<String>,
     /// Script expectations that failed and prompts no turn matched, as sentences.
     pub script_failures: Vec<String>,
     /// Whether the process journaled its exit.
     pub exited: bool,
+    /// The pids of child processes it spawned (and journaled).
+    pub child_pids: Vec<u32>,
 }
 
 /// Extracts the facts of each process (journal files in start order).
@@ -95,16 +100,19 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 facts.mcp_tool_calls += 1;
             }
             JournalEntry::McpRequest { .. } => {}
-            JournalEntry::McpResponse { method, result, .. } if method == "tools/call" => {
-                facts.mcp_tool_results.push(match result {
-                    Some(result) if result.get("isError") == Some(&Value::Bool(true)) => {
-                        McpResultKind::Error
-                    }
-                    Some(_) => McpResultKind::Ok,
-                    None => McpResultKind::Failed,
-                });
+            JournalEntry::McpResponse { method, result, .. } => {
+                let outcome = if result.is_some() { "ok" } else { "failed" };
+                facts.mcp_exchanges.push(format!("{method} {outcome}"));
+                if method == "tools/call" {
+                    facts.mcp_tool_results.push(match result {
+                        Some(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                            McpResultKind::Error
+                        }
+                        Some(_) => McpResultKind::Ok,
+                        None => McpResultKind::Failed,
+                    });
+                }
             }
-            JournalEntry::McpResponse { .. } => {}
             JournalEntry::ExpectationFailed {
                 turn,
                 step,
@@ -117,6 +125,7 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 tail(prompt, 120)
             )),
             JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::ChildSpawned { pid } => facts.child_pids.push(*pid),
         }
     }
     facts

@@ -1,6 +1,8 @@
 //! A tiny real MCP server (rmcp, stateless Streamable HTTP, JSON responses) on
 //! 127.0.0.1:0 with one tool, `echo_text` titled "Echo", that records the
-//! `Authorization` header of every `tools/call`. A gated server ([`TestMcpServer::start_gated`])
+//! `Authorization` header of every `tools/call`. In front of rmcp, a layer records the
+//! `MCP-Protocol-Version` header of every request and, like the adapter's bridge, lets
+//! the 1.3.0 harness's `2026-07-28` through as `2025-11-25` (plain rmcp refuses it). A gated server ([`TestMcpServer::start_gated`])
 //! answers no call before a given number of calls are in flight at once.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
@@ -98,11 +100,38 @@ impl ServerHandler for EchoServer {
     }
 }
 
+/// One HTTP request's method and `MCP-Protocol-Version` header (`-` when absent).
+pub type SeenRequest = (String, String);
+
+async fn record_version(
+    axum::extract::State(seen): axum::extract::State<Arc<Mutex<Vec<SeenRequest>>>>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let version = request
+        .headers()
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-")
+        .to_string();
+    seen.lock()
+        .unwrap()
+        .push((request.method().to_string(), version.clone()));
+    if version == "2026-07-28" {
+        request.headers_mut().insert(
+            "mcp-protocol-version",
+            http::HeaderValue::from_static("2025-11-25"),
+        );
+    }
+    next.run(request).await
+}
+
 /// The running server.
 pub struct TestMcpServer {
     /// `http://127.0.0.1:<port>/mcp`.
     pub url: String,
     calls: Arc<Mutex<Vec<ReceivedCall>>>,
+    seen: Arc<Mutex<Vec<SeenRequest>>>,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -144,7 +173,10 @@ impl TestMcpServer {
             Arc::new(NeverSessionManager::default()),
             config,
         );
-        let app = axum::Router::new().route_service("/mcp", service);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let app = axum::Router::new().route_service("/mcp", service).layer(
+            axum::middleware::from_fn_with_state(seen.clone(), record_version),
+        );
         let shutdown = stop.clone();
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
@@ -155,6 +187,7 @@ impl TestMcpServer {
         Self {
             url: format!("http://{addr}/mcp"),
             calls,
+            seen,
             stop,
             task,
         }
@@ -163,6 +196,11 @@ impl TestMcpServer {
     /// The calls received so far.
     pub fn calls(&self) -> Vec<ReceivedCall> {
         self.calls.lock().unwrap().clone()
+    }
+
+    /// Every request so far: its HTTP method and `MCP-Protocol-Version` header.
+    pub fn seen(&self) -> Vec<SeenRequest> {
+        self.seen.lock().unwrap().clone()
     }
 
     /// Stops serving.

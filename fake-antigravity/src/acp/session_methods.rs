@@ -1,0 +1,149 @@
+//! Opening and closing sessions (docs/antigravity-1.3.0.md §6): `session/new`,
+//! `session/load` (replays the history first), `session/resume` (no replay),
+//! `session/list`, `session/close`. Params are validated first (-32602), then the sign-in
+//! state (-32000). Sessions live in this process only: load and resume know the sessions
+//! this process opened.
+
+use agent_client_protocol::Error;
+use serde_json::{Value, json};
+
+use crate::acp::params::ParamReader;
+use crate::acp::rpc_errors::{auth_required, session_not_found};
+use crate::acp::session_updates::{message_chunk, user_chunk};
+use crate::mcp::client::McpPool;
+use crate::state::fake_agent::FakeAgent;
+use crate::state::mcp_servers::{McpServerEntry, parse_mcp_servers};
+use crate::state::session_config::SessionConfig;
+use crate::state::sessions::Session;
+
+/// A session that opened: what to send before the response, and the response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    /// The session.
+    pub session_id: String,
+    /// `session/update`s to send before the response (the `load` replay).
+    pub replay: Vec<Value>,
+    /// The response body.
+    pub body: Value,
+}
+
+fn mcp_pool(agent: &FakeAgent, servers: &[McpServerEntry]) -> McpPool {
+    let http = servers
+        .iter()
+        .filter_map(|s| match s {
+            McpServerEntry::Http(h) => Some(h.clone()),
+            McpServerEntry::Sse(_) | McpServerEntry::Stdio(_) => None,
+        })
+        .collect();
+    McpPool::new(http, agent.script.mcp_client.clone(), agent.journal.clone())
+}
+
+fn read_servers(reader: &mut ParamReader<'_>, items: Option<&Vec<Value>>) -> Vec<McpServerEntry> {
+    match items.map(|items| parse_mcp_servers("mcpServers", items)) {
+        Some(Ok(servers)) => servers,
+        Some(Err(problems)) => {
+            reader.problems(problems);
+            Vec::new()
+        }
+        None => Vec::new(),
+    }
+}
+
+fn require_sign_in(agent: &FakeAgent) -> Result<(), Error> {
+    if agent.is_signed_in() {
+        Ok(())
+    } else {
+        Err(auth_required(&agent.gemini_home))
+    }
+}
+
+/// `session/new {cwd, mcpServers}`.
+pub fn new_session(agent: &FakeAgent, params: &Value) -> Result<Opened, Error> {
+    let mut reader = ParamReader::new(params);
+    let cwd = reader.required_str("cwd");
+    let items = reader.required_array("mcpServers");
+    let servers = read_servers(&mut reader, items);
+    reader.finish()?;
+    require_sign_in(agent)?;
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let config = SessionConfig::initial(&agent.catalogue);
+    let mut body = config.session_body(&agent.catalogue);
+    body.insert("sessionId".into(), json!(session_id));
+    let names: Vec<&str> = servers.iter().map(McpServerEntry::name).collect();
+    agent.log.info(
+        "server.py:212",
+        &format!(
+            "session {session_id} opened; MCP servers: [{}]",
+            names.join(", ")
+        ),
+    );
+    let pool = mcp_pool(agent, &servers);
+    let session = Session::new(cwd.unwrap_or_default().to_string(), servers, pool, config);
+    agent.sessions.insert(session_id.clone(), session);
+    Ok(Opened {
+        session_id,
+        replay: Vec::new(),
+        body: Value::Object(body),
+    })
+}
+
+/// `session/load {sessionId, cwd, mcpServers}` (`replay = true`) and
+/// `session/resume {sessionId, cwd, mcpServers?}` (`replay = false`).
+pub fn reopen_session(agent: &FakeAgent, params: &Value, replay: bool) -> Result<Opened, Error> {
+    let mut reader = ParamReader::new(params);
+    let session_id = reader.required_str("sessionId");
+    let cwd = reader.required_str("cwd");
+    let items = if replay {
+        reader.required_array("mcpServers")
+    } else {
+        reader.optional_array("mcpServers")
+    };
+    let servers = read_servers(&mut reader, items);
+    reader.finish()?;
+    require_sign_in(agent)?;
+    let session_id = session_id.unwrap_or_default().to_string();
+    let config = SessionConfig::initial(&agent.catalogue);
+    let pool = items.map(|_| mcp_pool(agent, &servers));
+    let history = agent.sessions.with(&session_id, |session| {
+        session.cwd = cwd.unwrap_or_default().to_string();
+        session.config = config.clone();
+        if let Some(pool) = pool {
+            session.mcp_servers = servers;
+            session.mcp = std::sync::Arc::new(pool);
+        }
+        session.history.clone()
+    });
+    let Some(history) = history else {
+        return Err(session_not_found(&session_id, &agent.gemini_home));
+    };
+    let replay = if replay {
+        history
+            .iter()
+            .flat_map(|turn| {
+                let reply = (!turn.agent_text.is_empty()).then(|| message_chunk(&turn.agent_text));
+                std::iter::once(user_chunk(&turn.user_text)).chain(reply)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Opened {
+        session_id,
+        replay,
+        body: Value::Object(config.session_body(&agent.catalogue)),
+    })
+}
+
+/// `session/close {sessionId}`: forgets the session (cancelling its prompts).
+pub fn close_session(agent: &FakeAgent, params: &Value) -> Result<Value, Error> {
+    let mut reader = ParamReader::new(params);
+    let session_id = reader.required_str("sessionId");
+    reader.finish()?;
+    agent.sessions.remove(session_id.unwrap_or_default());
+    Ok(json!({}))
+}
+
+/// `session/list`: 1.3.0 on a fresh install lists nothing.
+pub fn list_sessions() -> Value {
+    json!({"sessions": []})
+}

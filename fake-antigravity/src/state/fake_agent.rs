@@ -1,0 +1,99 @@
+//! The state one served connection shares between its handlers: the script, the model
+//! catalogue, the sign-in state, the sessions, the journal and the stderr logger.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::journal::JournalEntry;
+use crate::journal::writer::JournalWriter;
+use crate::process::glog::Glog;
+use crate::process::stdout_lines::StdoutLines;
+use crate::script::{AuthScript, Script};
+use crate::state::gemini_home::{HomeSignIn, home_sign_in};
+use crate::state::session_config::ModelCatalogue;
+use crate::state::sessions::SessionStore;
+
+/// The fake server behind one ACP connection.
+#[derive(Debug)]
+pub struct FakeAgent {
+    /// What the fake was told to do.
+    pub script: Script,
+    /// The models sessions may use.
+    pub catalogue: ModelCatalogue,
+    /// `$GEMINI_HOME` (default `$HOME/.gemini`), named in auth and not-found errors.
+    pub gemini_home: PathBuf,
+    /// The sessions.
+    pub sessions: SessionStore,
+    /// The journal, when one is written.
+    pub journal: Option<Arc<JournalWriter>>,
+    /// stderr diagnostics.
+    pub log: Glog,
+    /// Raw lines to print on stdout between frames (1.1.1's sign-in URL line).
+    pub stdout_lines: StdoutLines,
+    signed_in: AtomicBool,
+}
+
+impl FakeAgent {
+    /// A fresh server: signed in when the script says so, no sessions.
+    pub fn new(
+        script: Script,
+        gemini_home: PathBuf,
+        journal: Option<Arc<JournalWriter>>,
+        log: Glog,
+    ) -> Self {
+        let catalogue = ModelCatalogue::from_script(&script);
+        let signed_in = match script.auth {
+            AuthScript::SignedIn => true,
+            AuthScript::FromHome => {
+                let state = home_sign_in(&gemini_home);
+                log.info(
+                    "settings.py:300",
+                    &format!("sign-in state from GEMINI_HOME: {state:?}"),
+                );
+                state == HomeSignIn::SignedIn
+            }
+            AuthScript::Required | AuthScript::Refused => false,
+        };
+        Self {
+            script,
+            catalogue,
+            gemini_home,
+            sessions: SessionStore::default(),
+            journal,
+            log,
+            stdout_lines: StdoutLines::default(),
+            signed_in: AtomicBool::new(signed_in),
+        }
+    }
+
+    /// Whether sessions may open.
+    pub fn is_signed_in(&self) -> bool {
+        self.signed_in.load(Ordering::SeqCst)
+    }
+
+    /// Signs in (`authenticate` succeeded) or out (`logout`).
+    pub fn set_signed_in(&self, signed_in: bool) {
+        self.signed_in.store(signed_in, Ordering::SeqCst);
+    }
+
+    /// Appends to the journal, if there is one.
+    pub fn record(&self, entry: JournalEntry) {
+        if let Some(journal) = &self.journal {
+            journal.record(&entry);
+        }
+    }
+
+    /// Journals a failed expectation and reports it on stderr.
+    pub fn expectation_failed(&self, turn: usize, step: usize, message: String) {
+        self.log.warning(
+            "script.py:1",
+            &format!("expectation failed at turns[{turn}].steps[{step}]: {message}"),
+        );
+        self.record(JournalEntry::ExpectationFailed {
+            turn,
+            step,
+            message,
+        });
+    }
+}

@@ -1,0 +1,199 @@
+//! The steps where the server acts on its own rather than through the host's bridge:
+//! `native` (a server-owned tool, docs/antigravity-1.3.0.md §8), `question` (a native question, §9) and
+//! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
+//! `native` step with a `path` really reads or writes it when it runs (see
+//! [`crate::turn::native_action`]). Each shows the client the 1.3.0 frames and, whatever the
+//! client answers, the turn goes on. Only `session/cancel` stops it.
+
+use agent_client_protocol::Error;
+use serde_json::{Value, json};
+
+use crate::acp::session_updates::{
+    mcp_tool_call, permission_options, send_update, tool_call_finished, tool_call_running,
+    tool_call_update_of,
+};
+use crate::script::{ForeignCallStep, NativeStep, QuestionStep};
+use crate::turn::context::TurnContext;
+use crate::turn::native_action::{act, native_id, raw_input};
+use crate::turn::permission_request::{PermissionReply, request_permission};
+
+/// Whether the turn goes on after a step (these steps, and the plain ones of the turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepFlow {
+    /// The turn goes on with the next step.
+    GoesOn,
+    /// `session/cancel` arrived: the turn ends with `cancelled`.
+    Cancelled,
+}
+
+/// The options of a native tool's permission request: allow, allow always (with the
+/// prompt-injection warning newer builds attach), deny.
+pub fn native_permission_options() -> Value {
+    json!([
+        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always",
+         "_meta": {"agy.security.warning": {
+             "title": "Always allow this tool?",
+             "message": "The agent may have been steered by untrusted content (prompt \
+                         injection). Always allowing it skips this check from now on."
+         }}},
+        {"optionId": "deny", "name": "Deny", "kind": "reject_once"}
+    ])
+}
+
+fn session_mode(ctx: &TurnContext<'_>) -> Option<String> {
+    ctx.agent
+        .sessions
+        .with(ctx.session_id, |s| s.config.mode.clone())
+}
+
+/// Runs a `native` step.
+pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<StepFlow, Error> {
+    let session = ctx
+        .agent
+        .sessions
+        .with(ctx.session_id, |s| (s.config.mode.clone(), s.cwd.clone()));
+    let Some((mode, cwd)) = session else {
+        return Ok(StepFlow::Cancelled);
+    };
+    let id = native_id(native.id_format, ctx.session_id);
+    let kind = native.kind.as_str();
+    let input = raw_input(native, &cwd);
+    if !native.ask || mode == "yolo" {
+        let running = json!({
+            "sessionUpdate": "tool_call",
+            "toolCallId": id,
+            "title": format!("Running {}", native.tool),
+            "kind": kind,
+            "status": "in_progress",
+            "rawInput": input
+        });
+        send_update(ctx.cx, ctx.session_id, running)?;
+        finish_native(ctx, native, &id, &cwd)?;
+        return Ok(StepFlow::GoesOn);
+    }
+    let pending = json!({
+        "toolCallId": id,
+        "title": format!("Run {}?", native.tool),
+        "kind": kind,
+        "status": "pending",
+        "rawInput": input
+    });
+    send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    let reply = request_permission(ctx, &pending, native_permission_options()).await?;
+    let allowed = match &reply {
+        PermissionReply::Abandoned => return Ok(StepFlow::Cancelled),
+        PermissionReply::Selected(option) => option == "allow" || option == "allow_always",
+        PermissionReply::Cancelled | PermissionReply::Unusable(_) => false,
+    };
+    ctx.agent.log.info(
+        "tool_runner.py:97",
+        &format!(
+            "permission for native {} answered {}",
+            native.tool,
+            reply.describe()
+        ),
+    );
+    if allowed {
+        send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
+        finish_native(ctx, native, &id, &cwd)?;
+    } else {
+        send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, false, None))?;
+    }
+    Ok(StepFlow::GoesOn)
+}
+
+/// Runs a native tool for real (when it names a path) and reports it `completed` (with
+/// its text content) or `failed`.
+fn finish_native(
+    ctx: &TurnContext<'_>,
+    native: &NativeStep,
+    id: &str,
+    cwd: &str,
+) -> Result<(), Error> {
+    let acted = act(native, cwd);
+    let mut update = tool_call_finished(id, acted.is_ok(), None);
+    let text = match acted {
+        Ok(text) => text,
+        Err(why) => {
+            ctx.agent.log.warning("tool_runner.py:212", &why);
+            Some(why)
+        }
+    };
+    if let (Some(map), Some(text)) = (update.as_object_mut(), text) {
+        map.insert(
+            "content".into(),
+            json!([{"type": "content", "content": {"type": "text", "text": text}}]),
+        );
+    }
+    send_update(ctx.cx, ctx.session_id, update)
+}
+
+/// Runs a `question` step.
+pub async fn run_question(
+    ctx: &TurnContext<'_>,
+    question: &QuestionStep,
+) -> Result<StepFlow, Error> {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    let id = format!("interaction_{}", hex.get(..8).unwrap_or(&hex));
+    let tool_call = json!({
+        "toolCallId": id,
+        "status": "pending",
+        "title": question.title,
+        "rawInput": {}
+    });
+    let options: Vec<Value> = question
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, name)| json!({"optionId": (i + 1).to_string(), "name": name, "kind": "allow_once"}))
+        .collect();
+    let reply = request_permission(ctx, &tool_call, Value::Array(options)).await?;
+    if reply == PermissionReply::Abandoned {
+        return Ok(StepFlow::Cancelled);
+    }
+    ctx.agent.log.info(
+        "interaction.py:58",
+        &format!("question {id} answered {}", reply.describe()),
+    );
+    Ok(StepFlow::GoesOn)
+}
+
+/// Runs a `foreign_call` step.
+pub async fn run_foreign_call(
+    ctx: &TurnContext<'_>,
+    foreign: &ForeignCallStep,
+) -> Result<StepFlow, Error> {
+    let Some(mode) = session_mode(ctx) else {
+        return Ok(StepFlow::Cancelled);
+    };
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let title = format!("{}_{}", foreign.server, foreign.tool);
+    let pending = mcp_tool_call(&id, &foreign.server, &foreign.tool, &foreign.args);
+    send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    let allowed = if mode == "yolo" {
+        true
+    } else {
+        let reply = request_permission(ctx, &pending, permission_options()).await?;
+        if reply == PermissionReply::Abandoned {
+            return Ok(StepFlow::Cancelled);
+        }
+        ctx.agent.log.info(
+            "tool_runner.py:141",
+            &format!("permission for {title} answered {}", reply.describe()),
+        );
+        reply == PermissionReply::Selected("allow".into())
+    };
+    if allowed {
+        send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &title))?;
+        let display = format!("Call {}", foreign.tool);
+        send_update(
+            ctx.cx,
+            ctx.session_id,
+            tool_call_finished(&id, true, Some(&display)),
+        )?;
+    } else {
+        send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, false, None))?;
+    }
+    Ok(StepFlow::GoesOn)
+}

@@ -1,0 +1,281 @@
+//! The `call` step: a host tool used the way 1.3.0 uses MCP tools
+//! (docs/antigravity-1.3.0.md §8–§10): resolve the tool on the session's `http` MCP servers
+//! (lazy connect, `initialize`, `tools/list`), announce a pending `tool_call`, ask
+//! `session/request_permission` (unless the session is in `yolo` mode), then run the real
+//! `tools/call` and report `completed` or `failed`. A denied or cancelled permission fails
+//! the tool call and ends the turn. The three stages ([`announce`], [`permit`],
+//! [`execute`]) are public so that `parallel` can run them for several calls at once.
+
+use agent_client_protocol::Error;
+use serde_json::Value;
+
+use crate::acp::session_updates::{
+    NEVER_EXECUTED, mcp_tool_call, permission_options, send_update, superseding_tool_call,
+    tool_call_finished, tool_call_running, tool_call_update_of,
+};
+use crate::mcp::client::ResolvedTool;
+use crate::script::{CallStep, PermissionMeta};
+use crate::turn::context::TurnContext;
+use crate::turn::permission_request::{PermissionReply, request_permission};
+
+/// What a call produced, for a later `expect_result`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The MCP `CallToolResult`, as JSON.
+    Result(Value),
+    /// `tools/call` failed without a result (transport or JSON-RPC error, timeout).
+    Errored(String),
+    /// The call never reached `tools/call` (no server, unknown tool).
+    NotRun(String),
+}
+
+/// How a call step ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallEnd {
+    /// The turn goes on.
+    Ran(CallOutcome),
+    /// The client denied (or cancelled) the permission: the turn ends with `end_turn`.
+    Denied(String),
+    /// `session/cancel` arrived: the turn ends with `cancelled`.
+    Cancelled,
+}
+
+/// A host tool call resolved and announced (`tool_call`, pending), not yet asked about.
+#[derive(Debug, Clone)]
+pub struct AnnouncedCall {
+    /// The tool and its connection.
+    pub tool: ResolvedTool,
+    /// The ACP tool call id (32 hex).
+    pub tool_call_id: String,
+    /// `<server>_<tool>`.
+    pub title: String,
+    /// The pending tool call object, as carried in the permission request.
+    pub pending: Value,
+    /// The `tools/call` arguments.
+    pub args: Value,
+    /// Whether permission must be asked (not in `yolo` mode).
+    pub ask: bool,
+}
+
+/// What announcing a call came to.
+#[derive(Debug, Clone)]
+pub enum Announce {
+    /// Announced; ask and run it next.
+    Announced(Box<AnnouncedCall>),
+    /// It cannot run (journaled as an expectation failure): no server or no such tool.
+    NotRun(String),
+    /// `session/cancel` arrived (or the session is gone).
+    Cancelled,
+}
+
+/// What the permission answer for an announced call came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permit {
+    /// Selected `allow` (or not asked, in `yolo`): run it.
+    Allowed,
+    /// Anything else: the tool call was marked `failed`; how it was answered.
+    Rejected(String),
+    /// `session/cancel` arrived.
+    Abandoned,
+}
+
+/// Runs one `call` step (`step` is its index in the turn).
+pub async fn run_call(
+    ctx: &TurnContext<'_>,
+    step: usize,
+    call: &CallStep,
+) -> Result<CallEnd, Error> {
+    let announced = match announce(ctx, step, call).await? {
+        Announce::Announced(announced) => announced,
+        Announce::NotRun(message) => return Ok(CallEnd::Ran(CallOutcome::NotRun(message))),
+        Announce::Cancelled => return Ok(CallEnd::Cancelled),
+    };
+    match permit(ctx, &announced).await? {
+        Permit::Allowed => {}
+        Permit::Abandoned => return Ok(CallEnd::Cancelled),
+        Permit::Rejected(answer) => return Ok(CallEnd::Denied(answer)),
+    }
+    Ok(match execute(ctx, &announced).await? {
+        Some(outcome) => CallEnd::Ran(outcome),
+        None => CallEnd::Cancelled,
+    })
+}
+
+/// Resolves `call.tool` on the session's `http` MCP servers and announces the pending
+/// `tool_call`. A missing server or tool is journaled as an expectation failure.
+pub async fn announce(
+    ctx: &TurnContext<'_>,
+    step: usize,
+    call: &CallStep,
+) -> Result<Announce, Error> {
+    let agent = ctx.agent;
+    let session = agent
+        .sessions
+        .with(ctx.session_id, |s| (s.mcp.clone(), s.config.mode.clone()));
+    let Some((pool, mode)) = session else {
+        return Ok(Announce::Cancelled);
+    };
+    if pool.is_empty() {
+        let message = format!(
+            "call `{}`: the session was given no http MCP server at session/new",
+            call.tool
+        );
+        agent.expectation_failed(ctx.turn, step, message.clone());
+        return Ok(Announce::NotRun(message));
+    }
+    let resolved = tokio::select! {
+        biased;
+        () = ctx.cancelled.cancelled() => return Ok(Announce::Cancelled),
+        resolved = pool.resolve(&call.tool) => resolved,
+    };
+    let tool = match resolved {
+        Ok(tool) => tool,
+        Err(e) => {
+            let message = format!("call `{}`: {e}", call.tool);
+            agent.expectation_failed(ctx.turn, step, message.clone());
+            return Ok(Announce::NotRun(message));
+        }
+    };
+    let tool_call_id = uuid::Uuid::new_v4().simple().to_string();
+    let title = format!("{}_{}", tool.server, tool.name);
+    let mut pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
+    shape_meta(&mut pending, call.permission_meta, &tool);
+    send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    if agent.script.quirks.resend_pending_tool_call {
+        send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
+    }
+    Ok(Announce::Announced(Box::new(AnnouncedCall {
+        tool,
+        tool_call_id,
+        title,
+        pending,
+        args: call.args.clone(),
+        ask: mode != "yolo",
+    })))
+}
+
+/// Rewrites the pending tool call's `_meta` as the step's `permission_meta` says.
+fn shape_meta(pending: &mut Value, meta: PermissionMeta, tool: &ResolvedTool) {
+    let Some(object) = pending.as_object_mut() else {
+        return;
+    };
+    match meta {
+        PermissionMeta::Mcp => {}
+        PermissionMeta::Omitted => {
+            object.remove("_meta");
+        }
+        PermissionMeta::SanitizedTitle => {
+            let title = tool.title.as_deref().unwrap_or(&tool.name);
+            let sanitized: String = title
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            object.insert(
+                "_meta".into(),
+                serde_json::json!({"mcp": {"tool": sanitized, "server": tool.server},
+                                   "is_mcp_tool_call": true}),
+            );
+        }
+    }
+}
+
+/// Asks permission for an announced call (unless in `yolo`); a rejection marks the tool
+/// call `failed`.
+pub async fn permit(ctx: &TurnContext<'_>, call: &AnnouncedCall) -> Result<Permit, Error> {
+    if !call.ask {
+        return Ok(Permit::Allowed);
+    }
+    let reply = request_permission(ctx, &call.pending, permission_options()).await?;
+    let answer = match reply {
+        PermissionReply::Selected(option) if option == "allow" => return Ok(Permit::Allowed),
+        PermissionReply::Abandoned => return Ok(Permit::Abandoned),
+        other => other.describe(),
+    };
+    send_update(
+        ctx.cx,
+        ctx.session_id,
+        tool_call_finished(&call.tool_call_id, false, None),
+    )?;
+    ctx.agent.log.info(
+        "tool_runner.py:141",
+        &format!("permission for {} answered {answer}", call.title),
+    );
+    Ok(Permit::Rejected(answer))
+}
+
+/// Runs an allowed call: `in_progress`, the real MCP `tools/call`, then `completed` or
+/// `failed`. `None` when `session/cancel` arrived first (the call is journaled as
+/// abandoned).
+pub async fn execute(
+    ctx: &TurnContext<'_>,
+    call: &AnnouncedCall,
+) -> Result<Option<CallOutcome>, Error> {
+    let superseding;
+    let id = if ctx.agent.script.quirks.supersede_approved_call {
+        let never = tool_call_finished(&call.tool_call_id, false, Some(NEVER_EXECUTED));
+        send_update(ctx.cx, ctx.session_id, never)?;
+        superseding = format!("{}:{}", ctx.session_id, 7 + ctx.turn);
+        let running = superseding_tool_call(&superseding, &call.title, &call.args);
+        send_update(ctx.cx, ctx.session_id, running)?;
+        &superseding
+    } else {
+        send_update(
+            ctx.cx,
+            ctx.session_id,
+            tool_call_running(&call.tool_call_id, &call.title),
+        )?;
+        &call.tool_call_id
+    };
+    let called = tokio::select! {
+        biased;
+        () = ctx.cancelled.cancelled() => {
+            call.tool.connection.abandoned_call();
+            return Ok(None);
+        }
+        called = call.tool.connection.call(&call.tool.name, &call.args) => called,
+    };
+    let display = format!("Call {}", call.tool.name);
+    let outcome = match called {
+        Ok(result) => CallOutcome::Result(result),
+        Err(e) => CallOutcome::Errored(e.to_string()),
+    };
+    let completed = match &outcome {
+        CallOutcome::Result(result) => !is_error(result),
+        CallOutcome::Errored(_) | CallOutcome::NotRun(_) => false,
+    };
+    send_update(
+        ctx.cx,
+        ctx.session_id,
+        tool_call_finished(id, completed, Some(&display)),
+    )?;
+    Ok(Some(outcome))
+}
+
+/// A `CallToolResult`'s `isError` (absent counts as false).
+pub fn is_error(result: &Value) -> bool {
+    result
+        .get("isError")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// A `CallToolResult`'s text content, concatenated.
+pub fn result_text(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default()
+}
