@@ -13,20 +13,28 @@ use antigravity_acp::install::{
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// The `install` subcommand's settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct InstallArgs {
-    /// A registry document URL (default: the compiled-in 1.3.0 entry).
+    /// A registry document URL (an agent entry or an index); default: the registry's
+    /// 1.3.0 entry, compiled in.
+    #[arg(long, value_name = "URL")]
     pub registry: Option<String>,
-    /// The cache folder (default: the per-user cache).
+    /// The cache folder; default: the per-user cache dir +
+    /// antigravity-acp/1.3.0/<platform>.
+    #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// Allow plain HTTP to loopback.
+    /// Allow plain HTTP to loopback hosts (a local mirror, tests).
+    #[arg(long)]
     pub insecure_loopback: bool,
-    /// An archive SHA-256 to require instead of the built-in pin.
+    /// Require this archive SHA-256 instead of the built-in 1.3.0 pin (a mirror).
+    #[arg(long, value_name = "HEX")]
     pub sha256: Option<String>,
-    /// Only verify, hashing every file.
+    /// Only check: hash every file in full, report what differs, change nothing.
+    #[arg(long)]
     pub verify: bool,
-    /// Pause before extracting the Nth file until stdin closes (for tests that kill or
-    /// race an installer mid-extraction).
+    /// Pause before extracting the Nth file until stdin closes (tests that kill or race
+    /// an installer mid-extraction).
+    #[arg(long, hide = true, value_name = "N")]
     pub pause_at_file: Option<usize>,
 }
 

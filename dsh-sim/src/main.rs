@@ -85,28 +85,7 @@ enum Command {
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
-    Install {
-        /// A registry document URL (an agent entry or an index); default: the registry's
-        /// 1.3.0 entry, compiled in.
-        #[arg(long, value_name = "URL")]
-        registry: Option<String>,
-        /// The cache folder; default: the per-user cache dir +
-        /// antigravity-acp/1.3.0/<platform>.
-        #[arg(long, value_name = "DIR")]
-        cache: Option<PathBuf>,
-        /// Allow plain HTTP to loopback hosts (a local mirror, tests).
-        #[arg(long)]
-        insecure_loopback: bool,
-        /// Require this archive SHA-256 instead of the built-in 1.3.0 pin (a mirror).
-        #[arg(long, value_name = "HEX")]
-        sha256: Option<String>,
-        /// Only check: hash every file in full, report what differs, change nothing.
-        #[arg(long)]
-        verify: bool,
-        /// Pause before extracting the Nth file until stdin closes (tests).
-        #[arg(long, hide = true, value_name = "N")]
-        pause_at_file: Option<usize>,
-    },
+    Install(dsh_sim::install_cli::InstallArgs),
     /// Start a scenario at <root>/AREA/NAME.yaml: a commented skeleton that passes as it
     /// is, or a copy of another scenario; `covers: []` either way. Never overwrites.
     New {
@@ -191,17 +170,11 @@ fn main() -> ExitCode {
             runs,
         } => {
             init_logging();
-            let figures = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(anyhow::Error::from)
-                .and_then(|runtime| {
-                    runtime.block_on(dsh_sim::bench_install::run_install_bench(
-                        server_mib,
-                        harness_mib,
-                        runs,
-                    ))
-                });
+            let figures = block_on(dsh_sim::bench_install::run_install_bench(
+                server_mib,
+                harness_mib,
+                runs,
+            ));
             match figures {
                 Ok(figures) => {
                     println!(
@@ -228,28 +201,9 @@ fn main() -> ExitCode {
                 None => ExitCode::from(2),
             }
         }
-        Command::Install {
-            registry,
-            cache,
-            insecure_loopback,
-            sha256,
-            verify,
-            pause_at_file,
-        } => {
+        Command::Install(args) => {
             init_logging();
-            let args = dsh_sim::install_cli::InstallArgs {
-                registry,
-                cache,
-                insecure_loopback,
-                sha256,
-                verify,
-                pause_at_file,
-            };
-            let outcome = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(anyhow::Error::from)
-                .and_then(|runtime| runtime.block_on(dsh_sim::install_cli::run_install(args)));
+            let outcome = block_on(dsh_sim::install_cli::run_install(args));
             match outcome {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
@@ -361,6 +315,15 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Runs `work` to completion on a fresh multi-threaded runtime.
+fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|runtime| runtime.block_on(work))
 }
 
 /// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings).

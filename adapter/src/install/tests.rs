@@ -80,6 +80,42 @@ fn options_for(cache: &std::path::Path, registry: String, bytes: &[u8]) -> Insta
     }
 }
 
+/// A served archive, a fresh cache and an installer for them, installed once.
+struct Installed {
+    host: Host,
+    cache: tempfile::TempDir,
+    installer: Installer,
+}
+
+impl Installed {
+    async fn new(server_body: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let bytes = archive(server_body)?;
+        let host = serve(bytes.clone()).await?;
+        let cache = tempfile::tempdir()?;
+        let cmd = format!("./{}", required_members(current_platform()?)[0]);
+        let installer = Installer::new(options_for(
+            cache.path(),
+            registry_for(&host.url, &cmd)?,
+            &bytes,
+        ))?;
+        installer.ensure().await?;
+        Ok(Self {
+            host,
+            cache,
+            installer,
+        })
+    }
+
+    /// The installed harness file.
+    fn harness(&self) -> Result<std::path::PathBuf, InstallError> {
+        Ok(self
+            .cache
+            .path()
+            .join(CURRENT_DIR)
+            .join(required_members(current_platform()?)[1]))
+    }
+}
+
 #[tokio::test]
 async fn a_fresh_cache_is_installed_then_reused() -> TestResult {
     let bytes = archive(b"#!/bin/sh\n")?;
@@ -125,27 +161,15 @@ async fn a_fresh_cache_is_installed_then_reused() -> TestResult {
 /// (hashing a 926 MB server at every launch costs seconds); `verify` hashes everything.
 #[tokio::test]
 async fn a_flip_with_its_mtime_restored_is_found_by_verify() -> TestResult {
-    let bytes = archive(b"#!/bin/sh\necho one\n")?;
-    let host = serve(bytes.clone()).await?;
-    let cache = tempfile::tempdir()?;
-    let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(
-        cache.path(),
-        registry_for(&host.url, &cmd)?,
-        &bytes,
-    ))?;
-    installer.ensure().await?;
-    assert!(installer.verify().await.differences.is_empty());
-    let harness = cache
-        .path()
-        .join(CURRENT_DIR)
-        .join(required_members(current_platform()?)[1]);
+    let fixture = Installed::new(b"#!/bin/sh\necho one\n").await?;
+    let harness = fixture.harness()?;
+    assert!(fixture.installer.verify().await.differences.is_empty());
     let modified = std::fs::metadata(&harness)?.modified()?;
     let mut file = std::fs::File::options().write(true).open(&harness)?;
     file.write_all(b"H")?;
     file.set_modified(modified)?;
     drop(file);
-    let report = installer.verify().await;
+    let report = fixture.installer.verify().await;
     assert_eq!(report.differences.len(), 1, "{:?}", report.differences);
     assert!(
         report.differences[0].contains("SHA-256"),
@@ -159,31 +183,19 @@ async fn a_flip_with_its_mtime_restored_is_found_by_verify() -> TestResult {
 
 #[tokio::test]
 async fn a_changed_mtime_makes_the_quick_check_hash_and_repair() -> TestResult {
-    let bytes = archive(b"#!/bin/sh\necho two\n")?;
-    let host = serve(bytes.clone()).await?;
-    let cache = tempfile::tempdir()?;
-    let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(
-        cache.path(),
-        registry_for(&host.url, &cmd)?,
-        &bytes,
-    ))?;
-    installer.ensure().await?;
-    let harness = cache
-        .path()
-        .join(CURRENT_DIR)
-        .join(required_members(current_platform()?)[1]);
+    let fixture = Installed::new(b"#!/bin/sh\necho two\n").await?;
+    let harness = fixture.harness()?;
     let mut file = std::fs::File::options().write(true).open(&harness)?;
     file.write_all(b"H")?;
     drop(file);
-    let report = installer.ensure().await?;
+    let report = fixture.installer.ensure().await?;
     assert!(
         matches!(report.outcome, InstallOutcome::Repaired { .. }),
         "{:?}",
         report.outcome
     );
-    assert_eq!(host.hits.load(Ordering::SeqCst), 2);
-    assert!(installer.verify().await.differences.is_empty());
+    assert_eq!(fixture.host.hits.load(Ordering::SeqCst), 2);
+    assert!(fixture.installer.verify().await.differences.is_empty());
     Ok(())
 }
 
@@ -247,26 +259,14 @@ fn a_malformed_override_is_refused_up_front() {
 /// A whole-second mtime change (same nanoseconds) still changes the stat identity.
 #[tokio::test]
 async fn a_flip_one_second_later_is_found_at_launch() -> TestResult {
-    let bytes = archive(b"#!/bin/sh\necho three\n")?;
-    let host = serve(bytes.clone()).await?;
-    let cache = tempfile::tempdir()?;
-    let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(
-        cache.path(),
-        registry_for(&host.url, &cmd)?,
-        &bytes,
-    ))?;
-    installer.ensure().await?;
-    let harness = cache
-        .path()
-        .join(CURRENT_DIR)
-        .join(required_members(current_platform()?)[1]);
+    let fixture = Installed::new(b"#!/bin/sh\necho three\n").await?;
+    let harness = fixture.harness()?;
     let modified = std::fs::metadata(&harness)?.modified()?;
     let mut file = std::fs::File::options().write(true).open(&harness)?;
     file.write_all(b"H")?;
     file.set_modified(modified + std::time::Duration::from_secs(1))?;
     drop(file);
-    let report = installer.ensure().await?;
+    let report = fixture.installer.ensure().await?;
     assert!(
         matches!(report.outcome, InstallOutcome::Repaired { .. }),
         "{:?}",
@@ -277,27 +277,23 @@ async fn a_flip_one_second_later_is_found_at_launch() -> TestResult {
 
 #[tokio::test]
 async fn a_file_the_receipt_does_not_list_is_found_at_launch() -> TestResult {
-    let bytes = archive(b"#!/bin/sh\necho four\n")?;
-    let host = serve(bytes.clone()).await?;
-    let cache = tempfile::tempdir()?;
-    let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(
-        cache.path(),
-        registry_for(&host.url, &cmd)?,
-        &bytes,
-    ))?;
-    installer.ensure().await?;
+    let fixture = Installed::new(b"#!/bin/sh\necho four\n").await?;
     std::fs::write(
-        cache.path().join(CURRENT_DIR).join("sitecustomize.py"),
+        fixture
+            .cache
+            .path()
+            .join(CURRENT_DIR)
+            .join("sitecustomize.py"),
         b"evil",
     )?;
-    let report = installer.ensure().await?;
+    let report = fixture.installer.ensure().await?;
     match report.outcome {
         InstallOutcome::Repaired { why } => assert!(why.contains("sitecustomize.py"), "{why}"),
         other => return Err(format!("expected a repair, got {other:?}").into()),
     }
     assert!(
-        !cache
+        !fixture
+            .cache
             .path()
             .join(CURRENT_DIR)
             .join("sitecustomize.py")

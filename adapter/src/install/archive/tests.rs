@@ -76,6 +76,70 @@ fn refused_untouched(
     Ok(())
 }
 
+/// Which ZIP header a patch applies to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Header {
+    Local,
+    Central,
+}
+
+/// Rewrites 4 bytes at `offset` in every `which` header of the entry `name` with `value`;
+/// returns how many headers were patched.
+fn patch_headers(
+    bytes: &mut [u8],
+    name: &[u8],
+    which: &[Header],
+    offset: usize,
+    value: u32,
+) -> usize {
+    let mut patched = 0;
+    for at in 0..bytes.len().saturating_sub(46) {
+        let (header, len_at, fixed) = match bytes[at..at + 4] {
+            [0x50, 0x4b, 0x03, 0x04] => (Header::Local, 26, 30),
+            [0x50, 0x4b, 0x01, 0x02] => (Header::Central, 28, 46),
+            _ => continue,
+        };
+        let len = usize::from(u16::from_le_bytes([
+            bytes[at + len_at],
+            bytes[at + len_at + 1],
+        ]));
+        if which.contains(&header) && bytes.get(at + fixed..at + fixed + len) == Some(name) {
+            // The uncompressed size sits at 22 in a local header and 24 in a central one.
+            let at_field = at
+                + if offset == SIZE_FIELD && header == Header::Central {
+                    24
+                } else {
+                    offset
+                };
+            bytes[at_field..at_field + 4].copy_from_slice(&value.to_le_bytes());
+            patched += 1;
+        }
+    }
+    patched
+}
+
+/// The uncompressed-size field (offset in a local header; 24 in a central one).
+const SIZE_FIELD: usize = 22;
+/// The external attributes of a central header (the Unix mode in the upper 16 bits).
+const ATTRIBUTES_FIELD: usize = 38;
+
+/// An extraction's result and the directory it wrote to.
+type Extracted = (Result<Vec<ExtractedFile>, InstallError>, std::path::PathBuf);
+
+/// Extracts `archive` into a fresh `dest` beside it.
+fn extract_file(archive: &Path) -> Result<Extracted, Box<dyn std::error::Error + Send + Sync>> {
+    let dest = archive.with_file_name("dest");
+    std::fs::create_dir(&dest)?;
+    let result = extract_checked(
+        archive,
+        &dest,
+        &MEMBERS,
+        &ArchiveLimits::default(),
+        &mut |_| {},
+    );
+    Ok((result, dest))
+}
+
 #[test]
 fn a_good_archive_keeps_siblings_and_masks_modes() -> crate::TestResult {
     let (result, _, dir) = extract(&good(), &ArchiveLimits::default())?;
@@ -243,34 +307,16 @@ fn an_entry_larger_than_it_declares_is_caught_while_reading() -> crate::TestResu
     write_zip(&archive, &good())?;
     // Make the harness declare 3 bytes in both headers while its data holds 7.
     let mut bytes = std::fs::read(&archive)?;
-    let name = b"localharness_external";
-    let mut patched = 0;
-    for at in 0..bytes.len().saturating_sub(46) {
-        let (size_at, len_at, header) = match bytes[at..at + 4] {
-            [0x50, 0x4b, 0x03, 0x04] => (22, 26, 30),
-            [0x50, 0x4b, 0x01, 0x02] => (24, 28, 46),
-            _ => continue,
-        };
-        let len = usize::from(u16::from_le_bytes([
-            bytes[at + len_at],
-            bytes[at + len_at + 1],
-        ]));
-        if bytes.get(at + header..at + header + len) == Some(name.as_slice()) {
-            bytes[at + size_at..at + size_at + 4].copy_from_slice(&3u32.to_le_bytes());
-            patched += 1;
-        }
-    }
+    let patched = patch_headers(
+        &mut bytes,
+        b"localharness_external",
+        &[Header::Local, Header::Central],
+        SIZE_FIELD,
+        3,
+    );
     assert_eq!(patched, 2);
     std::fs::write(&archive, bytes)?;
-    let dest = dir.path().join("dest");
-    std::fs::create_dir(&dest)?;
-    let result = extract_checked(
-        &archive,
-        &dest,
-        &MEMBERS,
-        &ArchiveLimits::default(),
-        &mut |_| {},
-    );
+    let (result, _dest) = extract_file(&archive)?;
     assert!(
         matches!(result, Err(InstallError::UnsafeArchive(_))),
         "{result:?}"
@@ -344,30 +390,16 @@ fn a_device_entry_is_refused() -> crate::TestResult {
     entries.push(("devnode", b"", 0o644));
     write_zip(&archive, &entries)?;
     let mut bytes = std::fs::read(&archive)?;
-    let name = b"devnode";
-    let mut patched = 0;
-    for at in 0..bytes.len().saturating_sub(46) {
-        if bytes[at..at + 4] != [0x50, 0x4b, 0x01, 0x02] {
-            continue;
-        }
-        let len = usize::from(u16::from_le_bytes([bytes[at + 28], bytes[at + 29]]));
-        if bytes.get(at + 46..at + 46 + len) == Some(name.as_slice()) {
-            let attributes = 0o020_644u32 << 16;
-            bytes[at + 38..at + 42].copy_from_slice(&attributes.to_le_bytes());
-            patched += 1;
-        }
-    }
+    let patched = patch_headers(
+        &mut bytes,
+        b"devnode",
+        &[Header::Central],
+        ATTRIBUTES_FIELD,
+        0o020_644 << 16,
+    );
     assert_eq!(patched, 1);
     std::fs::write(&archive, bytes)?;
-    let dest = dir.path().join("dest");
-    std::fs::create_dir(&dest)?;
-    let result = extract_checked(
-        &archive,
-        &dest,
-        &MEMBERS,
-        &ArchiveLimits::default(),
-        &mut |_| {},
-    );
+    let (result, dest) = extract_file(&archive)?;
     assert!(
         matches!(&result, Err(InstallError::UnsafeArchive(m)) if m.contains("special file")),
         "{result:?}"
