@@ -328,12 +328,15 @@ async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestR
     assert!(std::fs::metadata(current.join(RECEIPT_FILE))?.len() > 4096);
     assert_eq!(Receipt::read(&current)?.files.len(), 42);
     assert_eq!(installer.ensure().await?.outcome, InstallOutcome::Reused);
-    let padded = format!(
-        "{}{}",
-        std::fs::read_to_string(current.join(RECEIPT_FILE))?,
-        " ".repeat(1024 * 1024)
+    let text = std::fs::read_to_string(current.join(RECEIPT_FILE))?;
+    let padded_to = |size: usize| format!("{text}{}", " ".repeat(size - text.len()));
+    std::fs::write(current.join(RECEIPT_FILE), padded_to(1_048_576))?;
+    assert_eq!(
+        Receipt::read(&current)?.files.len(),
+        42,
+        "a receipt of exactly 1 MiB"
     );
-    std::fs::write(current.join(RECEIPT_FILE), padded)?;
+    std::fs::write(current.join(RECEIPT_FILE), padded_to(1_048_577))?;
     assert!(
         Receipt::read(&current).is_err(),
         "a receipt over 1 MiB was read"
