@@ -20,7 +20,7 @@ pub struct InstallArgs {
     #[arg(long, value_name = "URL")]
     pub registry: Option<String>,
     /// The cache folder; default: the per-user cache dir +
-    /// antigravity-acp/1.3.0/<platform>.
+    /// `antigravity-acp/1.3.0/<platform>`.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// Allow plain HTTP to loopback hosts (a local mirror, tests).
