@@ -9,4 +9,6 @@ mod permission;
 
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
-pub(crate) use handshake::open_session;
+pub(crate) use handshake::{
+    ServerInfo, catalogue, choose_model, close_session, initialize, new_session,
+};

@@ -84,9 +84,12 @@ fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure
     };
     let (sink, stream) = PartStream::channel();
     let registry = Arc::new(ExchangeRegistry::default());
+    let pool = ProcessPool::new(&config, CancellationToken::new());
     let spec = TurnSpec {
         config: Arc::new(config),
         launcher,
+        pool,
+        lane: None,
         model: None,
         prompt: build_prompt(&request, catalog.as_deref())?,
         catalog,
@@ -97,7 +100,7 @@ fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure
         provider: CancellationToken::new(),
         registry: registry.clone(),
         id: 1,
-        permit: Arc::new(Semaphore::new(1)).try_acquire_owned()?,
+        permit: Some(Arc::new(Semaphore::new(1)).try_acquire_owned()?),
     };
     Ok(Running {
         turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
