@@ -22,6 +22,7 @@ pub mod fake_agent;
 pub mod glog;
 pub mod journal;
 pub mod journal_writer;
+pub mod lifecycle;
 pub mod mcp_client;
 pub mod mcp_servers;
 pub mod parallel_step;

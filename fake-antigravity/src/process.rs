@@ -14,6 +14,7 @@ use crate::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
 use crate::glog::Glog;
 use crate::journal::JournalEntry;
 use crate::journal_writer::JournalWriter;
+use crate::lifecycle::{LifecycleWatch, Watched};
 use crate::script::Script;
 use crate::script_file::load_script;
 use crate::serve::{ServeOptions, resolve_gemini_home, serve};
@@ -168,14 +169,21 @@ async fn run(
         Ok(s) => s,
         Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGINT: {e}")),
     };
+    let lifecycle = LifecycleWatch::new(script.lifecycle);
+    script.lifecycle.start_up().await;
     let serve_options = ServeOptions {
         script,
         gemini_home,
         journal,
         log,
     };
-    let served = serve(serve_options, stdin_reader(), stdout_writer());
+    let served = serve(
+        serve_options,
+        Watched::client_side(stdin_reader(), lifecycle.clone()),
+        Watched::server_side(stdout_writer(), lifecycle.clone()),
+    );
     tokio::select! {
+        reason = lifecycle.exit_due() => (ExitCode::SUCCESS, reason),
         served = served => match served {
             Ok(()) => (ExitCode::SUCCESS, "stdin closed".to_string()),
             Err(e) => {

@@ -25,6 +25,9 @@ pub struct Script {
     /// Recorded quirks of the real server, each off by default (claim B02).
     #[serde(default)]
     pub quirks: Quirks,
+    /// Process lifecycle switches: a start-up delay, exiting on its own while idle.
+    #[serde(default)]
+    pub lifecycle: crate::lifecycle::LifecycleScript,
 }
 
 /// Switchable quirks recorded from the real server (docs/antigravity-1.3.0.md §8).
