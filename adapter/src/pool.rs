@@ -107,6 +107,12 @@ impl ProcessPool {
         process.sessions < self.limits.max_sessions
     }
 
+    /// Whether an idle process kept outside the pool (the no-tool lane's persistent
+    /// client) waited longer than `idle_process_timeout`.
+    pub(crate) fn has_expired(&self, process: &PooledProcess) -> bool {
+        process.idle_since.elapsed() >= self.limits.idle_timeout
+    }
+
     /// Takes a healthy idle process spawned with `key`, exclusively (the most recently
     /// returned first). Dead ones found on the way are disposed.
     pub(crate) fn checkout(&self, key: &PoolKey) -> Option<PooledProcess> {

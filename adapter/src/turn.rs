@@ -259,7 +259,11 @@ fn checkout(
     }
     let slot = resources.lane.as_mut()?;
     let mut client = slot.take()?;
-    if client.key == *key && client.is_alive() && spec.pool.has_session_budget(&client) {
+    let usable = client.key == *key
+        && client.is_alive()
+        && spec.pool.has_session_budget(&client)
+        && !spec.pool.has_expired(&client);
+    if usable {
         return Some((client, Home::Lane));
     }
     spec.pool.dispose_later(client);

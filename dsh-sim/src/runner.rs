@@ -488,7 +488,11 @@ async fn drive_chat(
                 failures.push(format!("before the run for {:?}: {why}", entry.user));
             }
             if entry.new_chat {
-                chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
+                let mut fresh = setup.clone();
+                if entry.without_tools {
+                    fresh.tools.clear();
+                }
+                chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
                 if let Ok(mut aborts) = aborts.lock() {
                     aborts.push(chat.abort_signal());
                 }

@@ -145,6 +145,10 @@ pub struct ChatEntry {
     /// Start a different chat (empty history) with this message, on the same adapter.
     #[serde(default)]
     pub new_chat: bool,
+    /// With `new_chat`: the new chat offers no tools (its requests are requests without
+    /// tools).
+    #[serde(default)]
+    pub without_tools: bool,
     /// Before this message, wait (bounded by the chat's time bound) until this many
     /// server processes have journaled their exit: an idle process that expired or died.
     #[serde(default)]

@@ -35,6 +35,8 @@ pub(crate) struct PooledProcess {
     pub(crate) sessions: usize,
     /// The discovery session, while its claim holds (C45).
     pub(crate) unclaimed: Option<UnclaimedSession>,
+    /// When it last became idle.
+    pub(crate) idle_since: tokio::time::Instant,
 }
 
 impl PooledProcess {
@@ -86,6 +88,7 @@ impl PooledProcess {
             root,
             sessions: 0,
             unclaimed: None,
+            idle_since: tokio::time::Instant::now(),
         };
         match initialize(started.acp.cx()).await {
             Ok(info) => {

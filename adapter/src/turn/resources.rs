@@ -98,10 +98,11 @@ impl TurnResources {
     /// the server advertises it, never resumed: C25, C37), detaches the turn's handlers,
     /// removes the session's `cwd`, and returns the process to its home.
     pub(super) async fn give_back(&mut self, pool: &std::sync::Arc<ProcessPool>, grace: Duration) {
-        let Some(server) = self.server.take() else {
+        let Some(mut server) = self.server.take() else {
             return;
         };
         server.acp.detach();
+        server.idle_since = tokio::time::Instant::now();
         if let Some(task) = self.prompt_task.take() {
             task.abort();
             let _ended = task.await;
