@@ -14,6 +14,10 @@ use serde_json::Value;
 
 use crate::leak::process_is_live;
 
+/// How long a turn that ended uncleanly may take to be torn down after DSH holds its
+/// terminal part.
+pub const SETTLE_BOUND: Duration = Duration::from_secs(3);
+
 /// How often a bounded wait looks at the journal again.
 const POLL: Duration = Duration::from_millis(20);
 

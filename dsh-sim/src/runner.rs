@@ -520,7 +520,7 @@ async fn drive_chat(
             // and no finished turn left its session cwd (C14, C38).
             if let Some(dir) = journal_dir {
                 failures.extend(
-                    crate::run_checks::leaks_after_run(dir, options.dispose_bound)
+                    crate::run_checks::leaks_after_run(dir, crate::run_checks::SETTLE_BOUND)
                         .await
                         .into_iter()
                         .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
