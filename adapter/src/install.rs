@@ -2,11 +2,11 @@
 //! 1.3.0 server itself, the first time a turn needs it and never earlier (nothing is
 //! downloaded when this crate is built or installed).
 //!
-//! [`Installer::ensure`] checks the cache at every launch ([`receipt`]'s quick check).
+//! [`Installer::ensure`] checks the cache at every launch (`receipt`'s quick check).
 //! When the install is missing, partial or corrupt it takes the cache's lock, checks
-//! again, and installs: the registry entry ([`registry`]), an HTTPS download hashed in
-//! one pass ([`download`]), the pinned digest, a validated extraction into a staging
-//! directory ([`archive`]), the receipt, and one atomic rename ([`cache`]). A second
+//! again, and installs: the registry entry (`registry`), an HTTPS download hashed in
+//! one pass (`download`), the pinned digest, a validated extraction into a staging
+//! directory (`archive`), the receipt, and one atomic rename (`cache`). A second
 //! failure of the check after that is an error; a turn never runs an unverified binary.
 
 mod archive;
