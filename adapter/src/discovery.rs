@@ -22,44 +22,56 @@ pub(crate) async fn discover(
     pool: &Arc<ProcessPool>,
     provider: &CancellationToken,
 ) -> Result<Vec<String>, AdapterError> {
+    let grace = config.shutdown_grace;
+    // Whatever started lands here, so an early end (timeout, disposal) still disposes it.
+    let mut holder = None;
     let work = async {
         let line = launcher.resolve().await?;
-        let grace = config.shutdown_grace;
-        let mut server = PooledProcess::launch(
+        PooledProcess::launch(
             PoolKey { line },
             config.scratch_root.as_deref(),
             grace,
             spawn_server,
+            &mut holder,
         )
         .await?;
-        let opened = match server.session_dir() {
-            Ok(dir) => {
-                server.sessions += 1;
-                let session =
-                    new_session(server.acp.cx(), server.info, dir.path(), Vec::new()).await;
-                session.map(|session| (session, dir))
-            }
-            Err(error) => Err(error),
+        let Some(server) = holder.as_mut() else {
+            return Err(AdapterError::ConnectionClosed("session/new"));
         };
-        match opened {
-            Ok((session, cwd)) => {
-                let models = catalogue(&session);
-                server.unclaimed = Some(UnclaimedSession { session, cwd });
-                pool.checkin(server);
-                Ok(models)
-            }
+        let cwd = server.session_dir()?;
+        server.sessions += 1;
+        let session = new_session(server.acp.cx(), server.info, cwd.path(), Vec::new()).await;
+        match session {
+            Ok(session) => Ok((session, cwd)),
             Err(error) => {
-                server.dispose(grace).await;
+                cwd.remove();
                 Err(error)
             }
         }
     };
-    tokio::select! {
+    let opened = tokio::select! {
         biased;
         () = provider.cancelled() => Err(AdapterError::Disposed),
         found = tokio::time::timeout(config.timeout, work) => match found {
             Ok(found) => found,
             Err(_elapsed) => Err(AdapterError::Timeout("discovering the model catalogue")),
         },
+    };
+    match (opened, holder) {
+        (Ok((session, cwd)), Some(mut server)) => {
+            let models = catalogue(&session);
+            server.unclaimed = Some(UnclaimedSession { session, cwd });
+            pool.checkin(server);
+            Ok(models)
+        }
+        (Ok((_, cwd)), None) => {
+            cwd.remove();
+            Err(AdapterError::ConnectionClosed("session/new"))
+        }
+        (Err(error), Some(server)) => {
+            server.dispose(grace).await;
+            Err(error)
+        }
+        (Err(error), None) => Err(error),
     }
 }

@@ -208,42 +208,45 @@ where
     let key = PoolKey { line };
     let mut launch = Some(launch);
     loop {
-        let (mut server, home, reused) = match checkout(spec, &key, resources) {
-            Some((server, home)) => (server, home, true),
+        let reused = match checkout(spec, &key, resources) {
+            Some((server, home)) => {
+                resources.server = Some(server);
+                resources.home = home;
+                true
+            }
             None => {
                 let Some(launch) = launch.take() else {
                     return Err(AdapterError::ConnectionClosed("session/new"));
                 };
-                let server = PooledProcess::launch(
+                resources.home = match resources.lane {
+                    Some(_) => Home::Lane,
+                    None => Home::Pool,
+                };
+                // The new process lands in `resources` before `initialize`, so however
+                // the start ends, the turn's teardown disposes it.
+                PooledProcess::launch(
                     key.clone(),
                     spec.config.scratch_root.as_deref(),
                     spec.config.shutdown_grace,
                     launch,
+                    &mut resources.server,
                 )
                 .await?;
-                let home = match resources.lane {
-                    Some(_) => Home::Lane,
-                    None => Home::Pool,
-                };
-                (server, home, false)
+                false
             }
         };
-        resources.home = home;
-        match open(spec, &mut server, resources, &channels).await {
-            Ok(()) => {
-                resources.server = Some(server);
-                return Ok(());
-            }
-            Err(_) if reused && !server.is_alive() => {
-                tracing::debug!("a pooled process was gone; starting another");
-                resources.abandon_session().await;
-                spec.pool.dispose_later(server);
-            }
-            Err(error) => {
-                resources.server = Some(server);
-                return Err(error);
-            }
+        let Some(mut server) = resources.server.take() else {
+            return Err(AdapterError::ConnectionClosed("session/new"));
+        };
+        let opened = open(spec, &mut server, resources, &channels).await;
+        let gone = opened.is_err() && reused && !server.is_alive();
+        if !gone {
+            resources.server = Some(server);
+            return opened;
         }
+        tracing::debug!("a pooled process was gone; starting another");
+        resources.abandon_session().await;
+        spec.pool.dispose_later(server);
     }
 }
 

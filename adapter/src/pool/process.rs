@@ -41,13 +41,16 @@ pub(crate) struct PooledProcess {
 
 impl PooledProcess {
     /// Starts a server with `launch` in a fresh private scratch root under `scratch`,
-    /// connects and sends `initialize`. On failure everything started is torn down.
+    /// connects, puts it in `holder` (so whoever owns `holder` disposes it, even if this
+    /// future is dropped mid-way), and sends `initialize`. When the start fails before it
+    /// reached `holder`, everything started is torn down here.
     pub(crate) async fn launch<L>(
         key: PoolKey,
         scratch: Option<&Path>,
         grace: Duration,
         launch: L,
-    ) -> Result<Self, AdapterError>
+        holder: &mut Option<PooledProcess>,
+    ) -> Result<(), AdapterError>
     where
         L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
     {
@@ -77,11 +80,11 @@ impl PooledProcess {
                 return Err(error);
             }
         };
-        let mut started = Self {
+        let started = holder.insert(Self {
             key,
             process,
             acp,
-            info: crate::acp::ServerInfo {
+            info: ServerInfo {
                 offers_oauth: false,
                 closes_sessions: false,
             },
@@ -89,17 +92,9 @@ impl PooledProcess {
             sessions: 0,
             unclaimed: None,
             idle_since: tokio::time::Instant::now(),
-        };
-        match initialize(started.acp.cx()).await {
-            Ok(info) => {
-                started.info = info;
-                Ok(started)
-            }
-            Err(error) => {
-                started.dispose(grace).await;
-                Err(error)
-            }
-        }
+        });
+        started.info = initialize(started.acp.cx()).await?;
+        Ok(())
     }
 
     /// A fresh, empty, private directory for one session's `cwd`.
