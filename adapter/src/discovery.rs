@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::acp::{catalogue, new_session};
 use crate::config::AdapterConfig;
 use crate::error::AdapterError;
-use crate::pool::{PoolKey, PooledProcess, ProcessPool, UnclaimedSession, spawn_server};
+use crate::pool::{Holder, PoolKey, PooledProcess, ProcessPool, UnclaimedSession, spawn_server};
 use crate::server::ServerLauncher;
 
 /// The server's model ids (without the adapter prefix), bounded by the model timeout and
@@ -24,18 +24,17 @@ pub(crate) async fn discover(
 ) -> Result<Vec<String>, AdapterError> {
     let grace = config.shutdown_grace;
     // Whatever started lands here, so an early end (timeout, disposal) still disposes it.
-    let mut holder = None;
+    let mut holder = Holder::default();
     let work = async {
         let line = launcher.resolve().await?;
         PooledProcess::launch(
             PoolKey { line },
             config.scratch_root.as_deref(),
-            grace,
             spawn_server,
             &mut holder,
         )
         .await?;
-        let Some(server) = holder.as_mut() else {
+        let Some(server) = holder.ready.as_mut() else {
             return Err(AdapterError::ConnectionClosed("session/new"));
         };
         let cwd = server.session_dir()?;
@@ -57,7 +56,7 @@ pub(crate) async fn discover(
             Err(_elapsed) => Err(AdapterError::Timeout("discovering the model catalogue")),
         },
     };
-    match (opened, holder) {
+    match (opened, holder.ready.take()) {
         (Ok((session, cwd)), Some(mut server)) => {
             let models = catalogue(&session);
             server.unclaimed = Some(UnclaimedSession { session, cwd });
@@ -72,6 +71,9 @@ pub(crate) async fn discover(
             server.dispose(grace).await;
             Err(error)
         }
-        (Err(error), None) => Err(error),
+        (Err(error), None) => {
+            holder.dispose(grace).await;
+            Err(error)
+        }
     }
 }

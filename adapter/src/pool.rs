@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-pub(crate) use process::{PooledProcess, UnclaimedSession};
+pub(crate) use process::{Holder, PooledProcess, UnclaimedSession};
 
 use crate::config::AdapterConfig;
 use crate::error::AdapterError;

@@ -222,16 +222,16 @@ where
                     Some(_) => Home::Lane,
                     None => Home::Pool,
                 };
-                // The new process lands in `resources` before `initialize`, so however
-                // the start ends, the turn's teardown disposes it.
+                // What starts is held in `resources` at every step, so however the start
+                // ends, the turn's teardown disposes it.
                 PooledProcess::launch(
                     key.clone(),
                     spec.config.scratch_root.as_deref(),
-                    spec.config.shutdown_grace,
                     launch,
-                    &mut resources.server,
+                    &mut resources.launching,
                 )
                 .await?;
+                resources.server = resources.launching.ready.take();
                 false
             }
         };

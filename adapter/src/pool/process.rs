@@ -22,6 +22,29 @@ pub(crate) struct UnclaimedSession {
     pub(crate) cwd: ScratchDir,
 }
 
+/// Whatever a launch started so far: a process still connecting, or a connected one.
+#[derive(Debug, Default)]
+pub(crate) struct Holder {
+    spawning: Option<(Option<ManagedProcess>, ScratchDir)>,
+    /// The connected process (initialized once `launch` returned `Ok`).
+    pub(crate) ready: Option<PooledProcess>,
+}
+
+impl Holder {
+    /// Ends whatever is held.
+    pub(crate) async fn dispose(&mut self, grace: Duration) {
+        if let Some((process, root)) = self.spawning.take() {
+            if let Some(process) = process {
+                process.shutdown(grace).await;
+            }
+            root.remove();
+        }
+        if let Some(ready) = self.ready.take() {
+            ready.dispose(grace).await;
+        }
+    }
+}
+
 /// A live, initialized server process.
 #[derive(Debug)]
 pub(crate) struct PooledProcess {
@@ -41,46 +64,40 @@ pub(crate) struct PooledProcess {
 
 impl PooledProcess {
     /// Starts a server with `launch` in a fresh private scratch root under `scratch`,
-    /// connects, puts it in `holder` (so whoever owns `holder` disposes it, even if this
-    /// future is dropped mid-way), and sends `initialize`. When the start fails before it
-    /// reached `holder`, everything started is torn down here.
+    /// connects, and sends `initialize`. What it started is always in `holder` (so whoever
+    /// owns `holder` disposes it with [`Holder::dispose`], even if this future is dropped
+    /// mid-way).
     pub(crate) async fn launch<L>(
         key: PoolKey,
         scratch: Option<&Path>,
-        grace: Duration,
         launch: L,
-        holder: &mut Option<PooledProcess>,
+        holder: &mut Holder,
     ) -> Result<(), AdapterError>
     where
         L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
     {
         let root = ScratchDir::create(scratch)?;
-        let (process, connected) = match launch(&key.line, root.path()) {
+        let connected = match launch(&key.line, root.path()) {
             Err(error) => {
                 root.remove();
                 return Err(error);
             }
             Ok(ServerLink::Process(launched)) => {
                 let (process, pipes) = *launched;
-                (Some(process), AcpConnection::connect(pipes).await)
+                holder.spawning = Some((Some(process), root));
+                AcpConnection::connect(pipes).await
             }
             #[cfg(test)]
-            Ok(ServerLink::Streams(to_server, from_server)) => (
-                None,
-                AcpConnection::connect_streams(to_server, from_server).await,
-            ),
-        };
-        let acp = match connected {
-            Ok(acp) => acp,
-            Err(error) => {
-                if let Some(process) = process {
-                    process.shutdown(grace).await;
-                }
-                root.remove();
-                return Err(error);
+            Ok(ServerLink::Streams(to_server, from_server)) => {
+                holder.spawning = Some((None, root));
+                AcpConnection::connect_streams(to_server, from_server).await
             }
         };
-        let started = holder.insert(Self {
+        let acp = connected?;
+        let Some((process, root)) = holder.spawning.take() else {
+            return Err(AdapterError::ConnectionClosed("initialize"));
+        };
+        let started = holder.ready.insert(Self {
             key,
             process,
             acp,

@@ -13,7 +13,7 @@ use tokio_util::task::AbortOnDropHandle;
 use super::ends::Outcome;
 use crate::acp::{ServerEvent, close_session};
 use crate::bridge::Bridge;
-use crate::pool::{PooledProcess, ProcessPool};
+use crate::pool::{Holder, PooledProcess, ProcessPool};
 use crate::server::ScratchDir;
 
 /// Where a process goes back after a clean end.
@@ -32,6 +32,8 @@ pub(super) struct TurnResources {
     /// The no-tool lane, held for the whole request (C42).
     pub(super) lane: Option<OwnedMutexGuard<Option<PooledProcess>>>,
     pub(super) server: Option<PooledProcess>,
+    /// A process being launched (until it is connected and initialized).
+    pub(super) launching: Holder,
     pub(super) home: Home,
     pub(super) session_dir: Option<ScratchDir>,
     pub(super) bridge: Option<Bridge>,
@@ -141,6 +143,7 @@ impl TurnResources {
             server.acp.detach();
             server.dispose(grace).await;
         }
+        self.launching.dispose(grace).await;
         if let Some(task) = self.prompt_task.take() {
             task.abort();
             let _ended = task.await;
