@@ -239,3 +239,66 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Watched<W> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use futures::FutureExt;
+
+    use super::*;
+
+    /// Far beyond every delay these tests configure.
+    const BOUND: Duration = Duration::from_secs(10);
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    fn prompt_request(watch: &LifecycleWatch) {
+        let line = br#"{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
+        watch.on_line(line, true);
+    }
+
+    fn prompt_answer(watch: &LifecycleWatch) {
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}"#;
+        watch.on_line(line, false);
+    }
+
+    #[tokio::test]
+    async fn no_switch_never_exits() {
+        let watch = LifecycleWatch::new(LifecycleScript::default());
+        prompt_request(&watch);
+        prompt_answer(&watch);
+        assert!(watch.exit_due().now_or_never().is_none());
+    }
+
+    #[tokio::test]
+    async fn exits_after_its_sessions_once_idle() -> TestResult {
+        let watch = LifecycleWatch::new(LifecycleScript {
+            exit_after_sessions: Some(1),
+            ..LifecycleScript::default()
+        });
+        prompt_request(&watch);
+        // The prompt is still running: not idle, no exit.
+        assert!(watch.exit_due().now_or_never().is_none());
+        prompt_answer(&watch);
+        let reason = tokio::time::timeout(BOUND, watch.exit_due()).await?;
+        assert_eq!(reason, "lifecycle: exit after 1 session(s)");
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exits_after_a_quiet_delay_but_not_while_a_request_is_open() -> TestResult {
+        let watch = LifecycleWatch::new(LifecycleScript {
+            exit_after_ms: Some(20),
+            ..LifecycleScript::default()
+        });
+        prompt_request(&watch);
+        let waiting = watch.exit_due();
+        tokio::pin!(waiting);
+        // A request is open: the delay does not run, however long it is awaited.
+        let open = tokio::time::timeout(Duration::from_millis(100), &mut waiting).await;
+        assert!(open.is_err(), "exited with a request open");
+        prompt_answer(&watch);
+        let reason = tokio::time::timeout(BOUND, waiting).await?;
+        assert_eq!(reason, "lifecycle: exit after 20 ms idle");
+        Ok(())
+    }
+}
