@@ -181,7 +181,7 @@ where
     if let Some(sink) = sink {
         deliver_terminal(&sink, outcome, config.shutdown_grace).await;
     }
-    resources.release(&pool, config.shutdown_grace).await;
+    resources.release(config.shutdown_grace).await;
     drop(permit);
 }
 

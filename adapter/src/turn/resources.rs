@@ -135,7 +135,7 @@ impl TurnResources {
 
     /// Releases what is left after an unclean end: the session's `cwd`, then the process
     /// (connection, process group, scratch root), awaited; then the no-tool lane.
-    pub(super) async fn release(mut self, _pool: &ProcessPool, grace: Duration) {
+    pub(super) async fn release(mut self, grace: Duration) {
         if let Some(dir) = self.session_dir.take() {
             dir.remove();
         }
