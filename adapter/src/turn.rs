@@ -1,7 +1,9 @@
-//! One turn: a managed server process, its ACP session, the private bridge (when DSH
-//! offers tools) and the event loop that streams to DSH across tool rounds. A turn owns
-//! everything it starts and tears all of it down, in a fixed order, however it ends.
-//! The crate's `concepts` page explains the words used here and draws the phases.
+//! One turn: the server process it holds exclusively (checked out of the pool, the
+//! no-tool lane's persistent client, or launched), its fresh ACP session, the private
+//! bridge (when DSH offers tools) and the event loop that streams to DSH across tool
+//! rounds. A turn owns everything it starts or checks out and lets go of all of it, in a
+//! fixed order, however it ends: a clean end gives the process back, any other disposes
+//! it. The crate's `concepts` page explains the words used here and draws the phases.
 
 mod blocks;
 mod driver;
