@@ -11,5 +11,7 @@ mod sign_in;
 
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
-pub(crate) use handshake::open_session;
+pub(crate) use handshake::{
+    ServerInfo, catalogue, choose_model, close_session, initialize, new_session,
+};
 pub(crate) use sign_in::{SignIn, SignInProblem};

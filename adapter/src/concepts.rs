@@ -4,11 +4,21 @@
 //!
 //! # Turn
 //!
-//! A **turn** is one server conversation: one scratch directory, one server process, one
-//! ACP session, one `session/prompt`, and (when DSH offers tools) one private MCP
-//! **bridge** with a fresh bearer token. A fresh generate from DSH starts a turn; the
-//! provider spawns it on its task tracker and awaits it on disposal. A turn owns
-//! everything it starts and tears all of it down however it ends.
+//! A **turn** is one server conversation: one server process it holds exclusively, one
+//! fresh ACP session with its own empty `cwd`, one `session/prompt`, and (when DSH offers
+//! tools) one private MCP **bridge** with a fresh bearer token. A fresh generate from DSH
+//! starts a turn; the provider spawns it on its task tracker and awaits it on disposal. A
+//! turn owns everything it starts and tears all of it down however it ends.
+//!
+//! # Pool, lane, discovery
+//!
+//! Processes outlive turns. The provider's **pool** keeps healthy idle processes, keyed
+//! by their launch line; a tool turn **checks one out** (or launches one) and, after a
+//! clean end only, **gives it back**. Requests without tools take the **no-tool lane**:
+//! one at a time, no active-turn slot, on an idle pooled process or the lane's persistent
+//! client. **Discovery** reads the server's model catalogue from one session on a new
+//! process, which then joins the pool with that session **unclaimed**: the first request
+//! without tools may use it once.
 //!
 //! # Segment
 //!
@@ -49,7 +59,7 @@
 //!               generate (fresh)
 //!                     |
 //!                     v
-//!   start: scratch, bridge, server, initialize, session/new, session/prompt
+//!   start: bridge, process (checked out, or launched + initialize), session/new, prompt
 //!                     |
 //!                     v
 //!            +-----------------+   bridge call(s): tool-call parts,     +---------------+
@@ -63,7 +73,7 @@
 //!                     |                                                        |
 //!                     +---------------------------+----------------------------+
 //!                                                 v
-//!                          finish -> settle -> terminal part -> release
+//!          finish -> settle -> (clean: give back) -> terminal part -> release
 //! ```
 //!
 //! # Teardown: finish, settle, release
@@ -76,11 +86,15 @@
 //! 2. **settle** the conversation: if the prompt still runs, send `session/cancel` and
 //!    give the server the shutdown grace to answer; then close the bridge, which answers
 //!    every parked HTTP request with an error result and releases the port.
-//! 3. Withdraw the exchange and deliver the single **terminal part** to DSH (finish or
-//!    error), within the grace.
-//! 4. **release** the rest: close the ACP connection (the server's stdin), end the
-//!    process group (grace, then kill), stop the prompt task, remove the scratch
-//!    directory. Only then is the turn's active-turn slot freed.
+//! 3. Withdraw the exchange. After a clean end (the prompt finished, nothing parked),
+//!    **give back** the process: detach the turn's handlers, close the session if the
+//!    server advertises `session/close`, remove the session's `cwd`, return the process
+//!    to the pool (or the lane), before DSH learns the outcome, so its next turn finds it.
+//! 4. Deliver the single **terminal part** to DSH (finish or error), within the grace.
+//! 5. **release** the rest after any other end: remove the session's `cwd`, close the ACP
+//!    connection (the server's stdin), end the process group (grace, then kill), remove
+//!    the process's scratch root, stop the prompt task. Only then are the turn's
+//!    active-turn slot and the no-tool lane freed.
 //!
 //! DSH thus learns the outcome once nothing can still act on its behalf, and the server's
 //! own exit time never delays DSH. Every task a turn starts (the bridge's serve task, the

@@ -7,6 +7,15 @@ use std::time::Duration;
 
 use crate::install::InstallOptions;
 
+/// The adapter's id, the prefix of its model ids.
+pub const ADAPTER_ID: &str = "antigravity-acp";
+
+/// The model that means "whatever the server selects by itself".
+pub const SERVER_DEFAULT_MODEL: &str = "server-default";
+
+/// The full DSH id of the server-default model, given to fresh chats.
+pub const DEFAULT_MODEL: &str = "antigravity-acp/server-default";
+
 /// An explicit server command: program, arguments and extra environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerCommand {
@@ -81,6 +90,13 @@ pub struct AdapterConfig {
     /// How long a closing server gets after its stdin closes before its process group is
     /// killed.
     pub shutdown_grace: Duration,
+    /// How long a healthy process may wait in the pool before it is disposed (C34).
+    pub idle_process_timeout: Duration,
+    /// How many healthy idle processes the pool keeps at most (C34); 0 disables pooling.
+    pub max_idle_processes: usize,
+    /// How many sessions one process may create before it is disposed instead of
+    /// returned to the pool (C39).
+    pub max_sessions_per_process: usize,
     /// Model ids (without the adapter prefix) listed by `models()` beside `server-default`.
     pub models: Vec<String>,
 }
@@ -108,6 +124,9 @@ impl Default for AdapterConfig {
             sign_in_timeout: Duration::from_secs(120),
             max_active_turns: 8,
             shutdown_grace: Duration::from_secs(2),
+            idle_process_timeout: Duration::from_secs(300),
+            max_idle_processes: 2,
+            max_sessions_per_process: 32,
             models: KNOWN_MODELS.iter().map(|m| (*m).to_owned()).collect(),
         }
     }

@@ -37,8 +37,16 @@ pub trait LlmAdapter: Send + Sync {
     /// The adapter's id, the prefix of its model ids.
     fn id(&self) -> &str;
 
-    /// The models this adapter offers.
+    /// The models this adapter offers, as far as it knows them now (synchronous: it
+    /// never starts anything). For `antigravity-acp` that is the configured list until
+    /// [`LlmAdapter::discover_models`] ran, and the server's real catalogue after.
     fn models(&self) -> Vec<ModelInfo>;
+
+    /// Asks the backend for its real model catalogue, then answers like
+    /// [`LlmAdapter::models`]. The default asks nothing and returns `models()`.
+    fn discover_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, LlmError>> {
+        Box::pin(async move { Ok(self.models()) })
+    }
 
     /// Starts (or continues) a generation and streams its parts.
     fn generate(&self, request: GenerateRequest) -> PartStream;

@@ -47,6 +47,9 @@ pub struct InstalledServer {
     pub env: Vec<(String, String)>,
     /// The install's folder.
     pub dir: PathBuf,
+    /// The SHA-256 of the archive it was installed from (from the receipt): a pooled
+    /// process is reused only under the same build.
+    pub archive_sha256: String,
 }
 
 /// What [`Installer::ensure`] did.
@@ -373,6 +376,7 @@ fn inspect_at(
         args: receipt.args.clone(),
         env,
         dir,
+        archive_sha256: receipt.archive_sha256.clone(),
     })
 }
 

@@ -16,7 +16,10 @@
 //! - [`config`]: the server command, bounds and timeouts.
 //! - `provider`: the `LlmAdapter` implementation; routes each generate to a new turn or
 //!   to the pending exchange it continues.
-//! - `turn`: one tool turn (its server process, ACP session, bridge and event loop).
+//! - `turn`: one turn (the process it checked out, its ACP session, bridge and event
+//!   loop).
+//! - `pool`: the idle server processes kept for reuse, keyed by their launch line.
+//! - `discovery`: reads the server's model catalogue; its process joins the pool.
 //! - [`install`]: provisioning: installs, verifies and repairs the pinned 1.3.0 build.
 //! - [`server`]: the managed subprocess, its scratch directory and its allowlisted
 //!   environment.
@@ -31,8 +34,10 @@ mod bridge;
 pub mod concepts;
 pub mod config;
 pub mod contract;
+mod discovery;
 mod error;
 pub mod install;
+mod pool;
 mod provider;
 mod register;
 pub mod server;
@@ -40,9 +45,11 @@ pub mod server;
 mod standalone_bridge;
 mod turn;
 
-pub use config::{AdapterConfig, ServerCommand, ServerSource};
+pub use config::{
+    ADAPTER_ID, AdapterConfig, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
+};
 pub use provider::AntigravityProvider;
-pub use register::{ADAPTER_ID, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, register};
+pub use register::register;
 pub use standalone_bridge::{BridgeAnswer, BridgeTool, StandaloneBridge};
 
 /// What unit tests return, so they use `?` instead of `unwrap`.

@@ -1,10 +1,13 @@
 //! `AntigravityProvider`: the `LlmAdapter` DSH talks to. Each generate either continues
-//! the pending tool exchange its history answers, or starts a fresh turn (own server
-//! process, own bridge) from the complete history. The provider owns every turn task and
-//! awaits them all on disposal.
+//! the pending tool exchange its history answers, or starts a fresh turn from the complete
+//! history: a tool turn takes an active-turn slot and a process of its own (an idle one
+//! from the pool, or a new one) with its own bridge; a request without tools (chat,
+//! title, compaction) takes no slot and waits its turn in the serialized no-tool lane
+//! (C42). The provider owns every turn task, the pool, the lane's persistent client and
+//! the discovery of the server's model catalogue, and awaits all of them on disposal.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
@@ -13,14 +16,15 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bridge::ToolCatalog;
-use crate::config::AdapterConfig;
-use crate::contract::{GenerateRequest, LlmAdapter, ModelInfo, PartSender, PartStream};
+use crate::config::{ADAPTER_ID, AdapterConfig, SERVER_DEFAULT_MODEL};
+use crate::contract::{GenerateRequest, LlmAdapter, LlmError, ModelInfo, PartSender, PartStream};
+use crate::discovery::discover;
 use crate::error::AdapterError;
-use crate::register::{ADAPTER_ID, SERVER_DEFAULT_MODEL};
+use crate::pool::ProcessPool;
 use crate::server::ServerLauncher;
 use crate::turn::{
-    Claim, Continuation, ExchangeRegistry, HistoryDigest, TurnSpec, build_prompt, fingerprint,
-    run_turn,
+    Claim, Continuation, ExchangeRegistry, HistoryDigest, NoToolLane, TurnSpec, build_prompt,
+    fingerprint, run_turn,
 };
 
 /// DSH's adapter over the Antigravity ACP server.
@@ -33,20 +37,29 @@ pub struct AntigravityProvider {
     root: CancellationToken,
     active_turns: Arc<Semaphore>,
     next_turn: AtomicU64,
+    pool: Arc<ProcessPool>,
+    /// Requests without tools, one at a time; holds the persistent client (C42).
+    lane: NoToolLane,
+    /// The server's catalogue, once discovered (model ids without the prefix).
+    discovered: Mutex<Option<Vec<String>>>,
 }
 
 impl AntigravityProvider {
     /// A provider that launches servers as `config` says.
     pub fn new(config: AdapterConfig) -> Self {
         let active_turns = Arc::new(Semaphore::new(config.max_active_turns));
+        let root = CancellationToken::new();
         Self {
             launcher: Arc::new(ServerLauncher::new(&config)),
+            pool: ProcessPool::new(&config, root.clone()),
             config: Arc::new(config),
             registry: Arc::default(),
             tasks: TaskTracker::new(),
-            root: CancellationToken::new(),
+            root,
             active_turns,
             next_turn: AtomicU64::new(1),
+            lane: NoToolLane::default(),
+            discovered: Mutex::new(None),
         }
     }
 
@@ -107,14 +120,24 @@ impl AntigravityProvider {
             Some(Arc::new(ToolCatalog::build(&request.tools)?))
         };
         let prompt = build_prompt(&request, catalog.as_deref())?;
-        let permit = self
-            .active_turns
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| AdapterError::Busy(self.config.max_active_turns))?;
+        // Only tool turns count against the active-turn limit (C41); requests without
+        // tools wait in their lane instead, and never fail `busy` (C42).
+        let (permit, lane) = match &catalog {
+            Some(_) => {
+                let permit = self
+                    .active_turns
+                    .clone()
+                    .try_acquire_owned()
+                    .map_err(|_| AdapterError::Busy(self.config.max_active_turns))?;
+                (Some(permit), None)
+            }
+            None => (None, Some(self.lane.clone())),
+        };
         let spec = TurnSpec {
             config: self.config.clone(),
             launcher: self.launcher.clone(),
+            pool: self.pool.clone(),
+            lane,
             model,
             prompt,
             catalog,
@@ -138,13 +161,34 @@ impl LlmAdapter for AntigravityProvider {
     }
 
     fn models(&self) -> Vec<ModelInfo> {
+        let discovered = match self.discovered.lock() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        let listed = discovered.unwrap_or_else(|| self.config.models.clone());
         std::iter::once(SERVER_DEFAULT_MODEL)
-            .chain(self.config.models.iter().map(String::as_str))
+            .chain(listed.iter().map(String::as_str))
             .map(|m| ModelInfo {
                 id: format!("{ADAPTER_ID}/{m}"),
                 display_name: m.to_owned(),
             })
             .collect()
+    }
+
+    fn discover_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, LlmError>> {
+        Box::pin(async move {
+            if self.root.is_cancelled() {
+                return Err(AdapterError::Disposed.to_llm_error());
+            }
+            let found = discover(&self.config, &self.launcher, &self.pool, &self.root)
+                .await
+                .map_err(|error| error.to_llm_error())?;
+            match self.discovered.lock() {
+                Ok(mut guard) => *guard = Some(found),
+                Err(poisoned) => *poisoned.into_inner() = Some(found),
+            }
+            Ok(self.models())
+        })
     }
 
     fn generate(&self, request: GenerateRequest) -> PartStream {
@@ -157,6 +201,12 @@ impl LlmAdapter for AntigravityProvider {
             self.root.cancel();
             self.tasks.close();
             self.tasks.wait().await;
+            // Every turn has ended: its process went back or was disposed. The lane's
+            // persistent client and the pool go last (C43).
+            if let Some(client) = self.lane.lock().await.take() {
+                self.pool.dispose_later(client);
+            }
+            self.pool.shutdown().await;
         })
     }
 }

@@ -2,18 +2,9 @@
 
 use std::sync::Arc;
 
-use crate::config::AdapterConfig;
+use crate::config::{AdapterConfig, DEFAULT_MODEL};
 use crate::contract::{AdapterRegistration, AdapterRegistry, RegistryError};
 use crate::provider::AntigravityProvider;
-
-/// The adapter's id, the prefix of its model ids.
-pub const ADAPTER_ID: &str = "antigravity-acp";
-
-/// The model that means "whatever the server selects by itself".
-pub const SERVER_DEFAULT_MODEL: &str = "server-default";
-
-/// The full DSH id of the server-default model, given to fresh chats.
-pub const DEFAULT_MODEL: &str = "antigravity-acp/server-default";
 
 /// Registers a new provider with the host as its primary adapter, with
 /// `antigravity-acp/server-default` as the model of fresh chats.

@@ -1,39 +1,46 @@
-//! One turn: a managed server process, its ACP session, the private bridge (when DSH
-//! offers tools) and the event loop that streams to DSH across tool rounds. A turn owns
-//! everything it starts and tears all of it down, in a fixed order, however it ends.
-//! The crate's `concepts` page explains the words used here and draws the phases.
+//! One turn: the server process it holds exclusively (checked out of the pool, the
+//! no-tool lane's persistent client, or launched), its fresh ACP session, the private
+//! bridge (when DSH offers tools) and the event loop that streams to DSH across tool
+//! rounds. A turn owns everything it starts or checks out and lets go of all of it, in a
+//! fixed order, however it ends: a clean end gives the process back, any other disposes
+//! it. The crate's `concepts` page explains the words used here and draws the phases.
 
 mod blocks;
 mod driver;
 mod ends;
 mod exchange;
 mod prompt;
+mod resources;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, PromptRequest, SessionId, StopReason,
-};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use agent_client_protocol::v1::schema::{ContentBlock, PromptRequest, StopReason};
+use tokio::sync::{Mutex, OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
 
-use crate::acp::{AcpConnection, ServerEvent, SignIn, open_session};
+use crate::acp::{ServerEvent, SignIn, choose_model, new_session};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{FinishReason, PartSender, StreamPart};
 use crate::error::AdapterError;
-use crate::server::{LaunchLine, ManagedProcess, ScratchDir, ServerLauncher, ServerPipes};
+use crate::pool::{PoolKey, PooledProcess, ProcessPool, ServerLink, spawn_server};
+use crate::server::{LaunchLine, ServerLauncher};
 use driver::TurnLoop;
 use ends::{Outcome, TurnEnds};
+use resources::{Home, TurnResources};
 
 /// How many server events may wait for the turn before the server is held back.
 const EVENT_CAPACITY: usize = 256;
+
+/// The lane requests without tools take one at a time (C42): holding its lock is the
+/// turn; the slot is the provider's persistent client process.
+pub(crate) type NoToolLane = Arc<Mutex<Option<PooledProcess>>>;
 
 /// Everything a fresh turn needs.
 #[derive(Debug)]
@@ -41,6 +48,8 @@ pub(crate) struct TurnSpec {
     pub(crate) config: Arc<AdapterConfig>,
     /// Where the server comes from (shared by the provider's turns).
     pub(crate) launcher: Arc<ServerLauncher>,
+    /// The provider's idle processes.
+    pub(crate) pool: Arc<ProcessPool>,
     /// The server model to select; `None` keeps the server's default.
     pub(crate) model: Option<String>,
     pub(crate) prompt: Vec<ContentBlock>,
@@ -53,38 +62,10 @@ pub(crate) struct TurnSpec {
     pub(crate) provider: CancellationToken,
     pub(crate) registry: Arc<ExchangeRegistry>,
     pub(crate) id: u64,
-    pub(crate) permit: OwnedSemaphorePermit,
-}
-
-/// What a turn has started so far, torn down in reverse order.
-#[derive(Default)]
-struct TurnResources {
-    scratch: Option<ScratchDir>,
-    bridge: Option<Bridge>,
-    process: Option<ManagedProcess>,
-    acp: Option<AcpConnection>,
-    session: Option<SessionId>,
-    /// The task awaiting `session/prompt`; aborted if the turn is dropped mid-way.
-    prompt_task: Option<AbortOnDropHandle<()>>,
-}
-
-/// How a turn reaches its server.
-pub(crate) enum ServerLink {
-    /// A managed subprocess, spoken to over its stdio.
-    Process(Box<(ManagedProcess, ServerPipes)>),
-    /// Any pair of byte streams (to the server, from the server): the driver tests
-    /// connect the fake's in-process `serve()` over a duplex.
-    #[cfg(test)]
-    Streams(
-        Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
-        Box<dyn tokio::io::AsyncRead + Send + Unpin>,
-    ),
-}
-
-/// Starts the server of `line` as a managed subprocess in `cwd`.
-fn spawn_server(line: &LaunchLine, cwd: &Path) -> Result<ServerLink, AdapterError> {
-    let (process, pipes) = ManagedProcess::spawn(line, cwd)?;
-    Ok(ServerLink::Process(Box::new((process, pipes))))
+    /// A tool turn's active-turn slot (C41); requests without tools take none.
+    pub(crate) permit: Option<OwnedSemaphorePermit>,
+    /// Requests without tools: the serialized lane they wait for (C42).
+    pub(crate) lane: Option<NoToolLane>,
 }
 
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
@@ -92,7 +73,8 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
     run_turn_with(spec, spawn_server).await;
 }
 
-/// Runs a turn whose server `launch` starts (in the turn's scratch directory).
+/// Runs a turn whose server, when no idle process can serve it, `launch` starts (in a
+/// fresh private scratch root).
 pub(crate) async fn run_turn_with<L>(spec: TurnSpec, launch: L)
 where
     L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
@@ -106,12 +88,29 @@ where
         close: close.clone(),
         abort: spec.abort.clone(),
     };
+    // A request without tools waits for the ones before it (C42).
+    let lane = match &spec.lane {
+        Some(lane) => match ends
+            .or_end(Some(&spec.sink), lane.clone().lock_owned())
+            .await
+        {
+            Ok(guard) => Ok(Some(guard)),
+            Err(outcome) => Err(outcome),
+        },
+        None => Ok(None),
+    };
     // Installing or repairing the server has bounds of its own (stall, size); the model
     // timeout starts once the launch line is known.
-    let line = match ends.or_end(Some(&spec.sink), spec.launcher.resolve()).await {
-        Ok(Ok(line)) => Ok(line),
-        Ok(Err(error)) => Err(Outcome::Failed(error)),
+    let line = match lane {
         Err(outcome) => Err(outcome),
+        Ok(guard) => {
+            resources.lane = guard;
+            match ends.or_end(Some(&spec.sink), spec.launcher.resolve()).await {
+                Ok(Ok(line)) => Ok(line),
+                Ok(Err(error)) => Err(Outcome::Failed(error)),
+                Err(outcome) => Err(outcome),
+            }
+        }
     };
     // The first model segment runs from here: start-up and the first answer share its
     // bound.
@@ -119,17 +118,14 @@ where
     let started = match line {
         Err(outcome) => Err(outcome),
         Ok(line) => {
+            let channels = Channels {
+                events: events_tx,
+                calls: calls_tx,
+                close: &close,
+            };
             let starting = tokio::time::timeout(
                 spec.config.timeout,
-                start(
-                    &spec,
-                    &line,
-                    &mut resources,
-                    events_tx,
-                    calls_tx,
-                    &close,
-                    launch,
-                ),
+                start(&spec, line, &mut resources, channels, launch),
             );
             match ends.or_end(Some(&spec.sink), starting).await {
                 Ok(Ok(Ok(()))) => Ok(()),
@@ -149,6 +145,7 @@ where
         registry,
         id,
         permit,
+        pool,
         ..
     } = spec;
     let mut turn = TurnLoop::new(
@@ -170,14 +167,19 @@ where
         Ok(()) => turn.run().await,
         Err(outcome) => outcome,
     };
-    let (sink, mut events) = turn.finish(&outcome, config.shutdown_grace).await;
+    let (sink, mut events, settled) = turn.finish(&outcome, config.shutdown_grace).await;
     resources
         .settle(&outcome, &mut events, config.shutdown_grace)
         .await;
     registry.withdraw(id);
-    // DSH learns the outcome once the session is settled and the bridge closed; the
-    // process group and the scratch directory go next, before the turn's slot is freed
+    // Only a clean end (the prompt finished, nothing parked) gives the process back, and
+    // it goes back before DSH learns the outcome, so DSH's next turn finds it idle. Any
+    // other end disposes it, after DSH learned the outcome; the turn's slot is freed last
     // (disposal awaits this task, so nothing outlives the provider).
+    let clean = settled && matches!(outcome, Outcome::Finished(_));
+    if clean {
+        resources.give_back(&pool, config.shutdown_grace).await;
+    }
     if let Some(sink) = sink {
         deliver_terminal(&sink, outcome, config.shutdown_grace).await;
     }
@@ -185,51 +187,138 @@ where
     drop(permit);
 }
 
-/// Starts the bridge, the server and the session, then sends the prompt.
-async fn start<L>(
-    spec: &TurnSpec,
-    line: &LaunchLine,
-    resources: &mut TurnResources,
+/// The channels a starting turn hands to its connection and bridge.
+struct Channels<'a> {
     events: mpsc::Sender<ServerEvent>,
     calls: mpsc::Sender<ParkedCall>,
-    close: &CancellationToken,
+    close: &'a CancellationToken,
+}
+
+/// Gets a process (an idle one, the persistent client, or a new one), opens the turn's
+/// session on it, and sends the prompt. A pooled process that turns out dead before any
+/// prompt was sent is disposed and replaced, so the turn does not fail for it.
+async fn start<L>(
+    spec: &TurnSpec,
+    line: LaunchLine,
+    resources: &mut TurnResources,
+    channels: Channels<'_>,
     launch: L,
 ) -> Result<(), AdapterError>
 where
     L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
 {
-    let scratch = ScratchDir::create(spec.config.scratch_root.as_deref())?;
-    let cwd = scratch.path().to_path_buf();
-    resources.scratch = Some(scratch);
+    let key = PoolKey { line };
+    let mut launch = Some(launch);
+    loop {
+        let reused = match checkout(spec, &key, resources) {
+            Some((server, home)) => {
+                resources.server = Some(server);
+                resources.home = home;
+                true
+            }
+            None => {
+                let Some(launch) = launch.take() else {
+                    return Err(AdapterError::ConnectionClosed("session/new"));
+                };
+                resources.home = match resources.lane {
+                    Some(_) => Home::Lane,
+                    None => Home::Pool,
+                };
+                // What starts is held in `resources` at every step, so however the start
+                // ends, the turn's teardown disposes it.
+                PooledProcess::launch(
+                    key.clone(),
+                    spec.config.scratch_root.as_deref(),
+                    launch,
+                    &mut resources.launching,
+                )
+                .await?;
+                resources.server = resources.launching.ready.take();
+                false
+            }
+        };
+        let Some(mut server) = resources.server.take() else {
+            return Err(AdapterError::ConnectionClosed("session/new"));
+        };
+        let opened = open(spec, &mut server, resources, &channels).await;
+        let gone = opened.is_err() && reused && !server.is_alive();
+        if !gone {
+            resources.server = Some(server);
+            return opened;
+        }
+        tracing::debug!("a pooled process was gone; starting another");
+        resources.abandon_session().await;
+        spec.pool.dispose_later(server);
+    }
+}
+
+/// An idle process for this turn: from the pool, or (for a request without tools) the
+/// provider's persistent client.
+fn checkout(
+    spec: &TurnSpec,
+    key: &PoolKey,
+    resources: &mut TurnResources,
+) -> Option<(PooledProcess, Home)> {
+    if let Some(server) = spec.pool.checkout(key) {
+        return Some((server, Home::Pool));
+    }
+    let slot = resources.lane.as_mut()?;
+    let mut client = slot.take()?;
+    let usable = client.key == *key
+        && client.is_alive()
+        && spec.pool.has_session_budget(&client)
+        && !spec.pool.has_expired(&client);
+    if usable {
+        return Some((client, Home::Lane));
+    }
+    spec.pool.dispose_later(client);
+    None
+}
+
+/// Opens the turn's session on `server`: a fresh `cwd`, the bridge (when DSH offers
+/// tools), `session/new` (or the unclaimed discovery session, for a request without
+/// tools), the model, then the prompt.
+async fn open(
+    spec: &TurnSpec,
+    server: &mut PooledProcess,
+    resources: &mut TurnResources,
+    channels: &Channels<'_>,
+) -> Result<(), AdapterError> {
     let mut mcp_servers = Vec::new();
     let mut identity = None;
     if let Some(catalog) = &spec.catalog {
-        let bridge = Bridge::start(catalog.clone(), calls, close).await?;
+        let bridge = Bridge::start(catalog.clone(), channels.calls.clone(), channels.close).await?;
         mcp_servers.push(bridge.descriptor());
         identity = Some(bridge.identity().clone());
         resources.bridge = Some(bridge);
     }
-    let acp = match launch(line, &cwd)? {
-        ServerLink::Process(launched) => {
-            let (process, pipes) = *launched;
-            resources.process = Some(process);
-            AcpConnection::connect(pipes, identity, events.clone()).await?
+    server.acp.attach(channels.events.clone(), identity);
+    let claimed = match spec.catalog {
+        None => server.unclaimed.take(),
+        Some(_) => None,
+    };
+    let session = match claimed {
+        // The still-empty discovery session, claimed once (C24).
+        Some(unclaimed) => {
+            resources.session_dir = Some(unclaimed.cwd);
+            unclaimed.session
         }
-        #[cfg(test)]
-        ServerLink::Streams(to_server, from_server) => {
-            AcpConnection::connect_streams(to_server, from_server, identity, events.clone()).await?
+        None => {
+            server.void_claim();
+            let dir = server.session_dir()?;
+            let cwd = dir.path().to_path_buf();
+            resources.session_dir = Some(dir);
+            server.sessions += 1;
+            let sign_in = SignIn::new(spec.config.sign_in_timeout, &server.key.line.env);
+            new_session(server.acp.cx(), server.info, &cwd, mcp_servers, sign_in).await?
         }
     };
-    let sign_in = SignIn::new(spec.config.sign_in_timeout, &line.env);
-    let session = open_session(acp.cx(), &cwd, mcp_servers, spec.model.as_deref(), sign_in).await;
-    resources.acp = Some(acp);
-    let session = session?;
-    resources.session = Some(session.clone());
-    let Some(acp) = &resources.acp else {
-        return Err(AdapterError::ConnectionClosed("session/prompt"));
-    };
-    let cx = acp.cx().clone();
-    let request = PromptRequest::new(session, spec.prompt.clone());
+    server.acp.route_session(&session.session_id.to_string());
+    resources.session = Some(session.session_id.clone());
+    choose_model(server.acp.cx(), &session, spec.model.as_deref()).await?;
+    let cx = server.acp.cx().clone();
+    let events = channels.events.clone();
+    let request = PromptRequest::new(session.session_id, spec.prompt.clone());
     resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(async move {
         let result = cx
             .send_request(request)
@@ -243,67 +332,6 @@ where
         }
     })));
     Ok(())
-}
-
-impl TurnResources {
-    /// Sends `session/cancel` and gives the server `grace` to answer the prompt (which
-    /// also makes sure the notification left before the pipes close).
-    async fn cancel_prompt(&self, events: &mut mpsc::Receiver<ServerEvent>, grace: Duration) {
-        let (Some(acp), Some(session)) = (&self.acp, &self.session) else {
-            return;
-        };
-        let cancel = CancelNotification::new(session.clone());
-        if acp.cx().send_notification(cancel).is_err() {
-            return;
-        }
-        let answered = tokio::time::timeout(grace, async {
-            while let Some(event) = events.recv().await {
-                if matches!(event, ServerEvent::PromptDone(_)) {
-                    break;
-                }
-            }
-        });
-        if answered.await.is_err() {
-            tracing::debug!("the server did not answer session/cancel in time");
-        }
-    }
-
-    /// Ends the turn's conversation: cancels a running prompt (C49) and closes the bridge,
-    /// which answers every parked call (C50).
-    async fn settle(
-        &mut self,
-        outcome: &Outcome,
-        events: &mut mpsc::Receiver<ServerEvent>,
-        grace: Duration,
-    ) {
-        let prompt_running = self.prompt_task.as_ref().is_some_and(|t| !t.is_finished())
-            && !matches!(outcome, Outcome::Finished(_));
-        if prompt_running {
-            self.cancel_prompt(events, grace).await;
-        }
-        events.close();
-        if let Some(bridge) = self.bridge.take() {
-            bridge.close().await;
-        }
-    }
-
-    /// Releases what is left: closes the connection (the server's stdin), ends the process
-    /// group, removes the scratch directory.
-    async fn release(mut self, grace: Duration) {
-        if let Some(acp) = self.acp.take() {
-            acp.close(grace).await;
-        }
-        if let Some(process) = self.process.take() {
-            process.shutdown(grace).await;
-        }
-        if let Some(task) = self.prompt_task.take() {
-            task.abort();
-            let _ended = task.await;
-        }
-        if let Some(scratch) = self.scratch.take() {
-            scratch.remove();
-        }
-    }
 }
 
 /// Maps the server's stop reason to DSH's finish reason.

@@ -55,6 +55,19 @@ fn hello() -> GenerateRequest {
     )
 }
 
+/// `hello` with one tool offered: a tool turn.
+fn hello_with_a_tool() -> GenerateRequest {
+    let mut request = hello();
+    request
+        .tools
+        .push(antigravity_acp::contract::ToolDefinition {
+            name: "read_file".into(),
+            description: "Reads a file".into(),
+            input_schema: serde_json::json!({"type": "object"}),
+        });
+    request
+}
+
 /// Every item of a stream, with a bound.
 async fn collect(stream: PartStream) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
     Ok(within(BOUND, "the stream's end", stream.collect::<Vec<_>>()).await?)
@@ -191,10 +204,30 @@ async fn turns_beyond_the_active_limit_fail_busy() -> TestResult {
     let mut config = config(silent_server(&pidfile), scratch.path())?;
     config.max_active_turns = 1;
     let provider = AntigravityProvider::new(config);
-    let _first = provider.generate(hello());
+    let _first = provider.generate(hello_with_a_tool());
     // The active-turn limit fails explicitly instead of queueing.
-    let busy = collect(provider.generate(hello())).await?;
+    let busy = collect(provider.generate(hello_with_a_tool())).await?;
     assert_eq!(only_error(busy)?.code, LlmErrorCode::Busy);
+    provider.dispose().await;
+    Ok(())
+}
+
+/// Requests without tools take no active-turn slot: with every slot held by a tool turn
+/// they wait their turn in the serialized lane instead of failing `busy` (C42).
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_without_tools_never_fail_busy() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let pidfile = scratch.path().join("pid");
+    let mut config = config(silent_server(&pidfile), scratch.path())?;
+    config.max_active_turns = 1;
+    config.timeout = Duration::from_millis(500);
+    let provider = AntigravityProvider::new(config);
+    let _tool_turn = provider.generate(hello_with_a_tool());
+    let first = provider.generate(hello());
+    let second = provider.generate(hello());
+    for items in [collect(first).await?, collect(second).await?] {
+        assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+    }
     provider.dispose().await;
     Ok(())
 }

@@ -59,13 +59,20 @@ pub struct AgentLoop {
     seen_call_ids: BTreeSet<String>,
     chat_abort: CancellationToken,
     run_abort: CancellationToken,
+    /// How deep this chat is nested in subagents (0: the user's chat).
+    depth: usize,
 }
 
+/// How deep DSH nests subagents: a chat at this depth is offered no subagent tools.
+pub const MAX_SUBAGENT_DEPTH: usize = 2;
+
 impl AgentLoop {
-    /// Runs a subagent: a nested chat through the same adapter, with the chat's tools but
-    /// no subagents, while this chat's tool call stays parked. Returns its final answer
-    /// (or why it failed) and whether it failed. Its tool executions count for the chat.
+    /// Runs a subagent: a nested chat through the same adapter, with the chat's tools
+    /// (subagents included until [`MAX_SUBAGENT_DEPTH`]), while this chat's tool call
+    /// stays parked. Returns its final answer (or why it failed) and whether it failed.
+    /// Its tool executions count for the chat.
     async fn run_subagent(&self, task: &str, transcript: &mut Transcript) -> (String, bool) {
+        let depth = self.depth + 1;
         let setup = ChatSetup {
             model: self.setup.model.clone(),
             system: self.setup.system.clone(),
@@ -73,11 +80,14 @@ impl AgentLoop {
                 .setup
                 .tools
                 .iter()
-                .filter(|t| !matches!(t.behaviour, ToolBehaviour::Subagent(_)))
+                .filter(|t| {
+                    depth < MAX_SUBAGENT_DEPTH || !matches!(t.behaviour, ToolBehaviour::Subagent(_))
+                })
                 .cloned()
                 .collect(),
         };
         let mut nested = AgentLoop::new(self.adapter.clone(), setup, self.limits);
+        nested.depth = depth;
         let mut nested_transcript = Transcript::default();
         let outcome = Box::pin(nested.run_user_message(task, &mut nested_transcript)).await;
         for (tool, count) in nested_transcript.executions {
@@ -133,6 +143,7 @@ impl AgentLoop {
             seen_call_ids: BTreeSet::new(),
             chat_abort: CancellationToken::new(),
             run_abort: CancellationToken::new(),
+            depth: 0,
         }
     }
 
@@ -360,6 +371,24 @@ impl AgentLoop {
             let handled = match (&tool.permission, &tool.behaviour) {
                 (crate::scenario::Permission::Allow, ToolBehaviour::Subagent(task)) => {
                     let (output, is_error) = self.run_subagent(task, transcript).await;
+                    Handled {
+                        result: ToolResult {
+                            call_id: call.call_id.clone(),
+                            tool_name: call.tool_name.clone(),
+                            output: Value::String(output),
+                            is_error,
+                        },
+                        executed: true,
+                    }
+                }
+                (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => {
+                    let (output, is_error) = crate::side_requests::title(
+                        self.adapter.as_ref(),
+                        &self.setup.model,
+                        text,
+                        self.run_abort.child_token(),
+                    )
+                    .await;
                     Handled {
                         result: ToolResult {
                             call_id: call.call_id.clone(),

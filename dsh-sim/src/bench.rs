@@ -1,7 +1,9 @@
 //! `dsh-sim bench`: measures the adapter through real processes and real HTTP, against
-//! the fake. Three figures: a whole text turn (spawn, handshake, prompt, finish), one tool
-//! round inside a running prompt (DSH's result in, the next tool call out), and streaming
-//! throughput (server chunks to DSH parts). Speed targets live here, never in tests.
+//! the fake. Four figures: a text turn on a cold process (spawn, a start-up as slow as the
+//! real server's, handshake, prompt, finish) against one on a warm pooled process, as a
+//! ratio in the same run; one tool round inside a running prompt (DSH's result in, the
+//! next tool call out); and streaming throughput (server chunks to DSH parts). Speed
+//! targets live here, never in tests.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,10 +17,17 @@ use antigravity_acp::{AdapterConfig, AntigravityProvider, DEFAULT_MODEL, ServerC
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+/// The fake's start-up delay for the warm/cold comparison: the real 1.3.0 server answers
+/// `initialize` after 1.2–1.4 s warm, 2.9 s cold (docs/antigravity-1.3.0.md §2).
+pub const SERVER_START_UP: Duration = Duration::from_millis(1200);
+
+/// How many cold text turns are timed (each pays [`SERVER_START_UP`]).
+pub const COLD_TURNS: usize = 3;
+
 /// How much work each benchmark does.
 #[derive(Debug, Clone, Copy)]
 pub struct BenchSettings {
-    /// Text turns to time (each its own server process).
+    /// Warm text turns to time (on a pooled process).
     pub turns: usize,
     /// Sequential tool rounds inside one prompt.
     pub rounds: usize,
@@ -71,6 +80,8 @@ pub struct BenchReport {
     pub chunks: usize,
     /// Peak resident memory of this process (adapter and DSH side), in KiB, if known.
     pub peak_rss_kib: Option<u64>,
+    /// The median warm text turn over the median cold one (goal: under 0.10).
+    pub warm_cold_ratio: f64,
 }
 
 /// Runs the three benchmarks, with `fake_program` as the server (`fake-server` subcommand).
@@ -81,22 +92,29 @@ pub async fn run_bench(
     let workspace = tempfile::Builder::new()
         .prefix("dsh-sim-bench-")
         .tempdir()?;
-    let text_turn = {
-        let script = json!({"turns": [{"steps": [{"text": "hello"}]}]});
-        let provider = provider(fake_program, workspace.path(), "text", &script)?;
-        let mut durations = Vec::with_capacity(settings.turns);
-        for _ in 0..settings.turns {
-            let started = Instant::now();
-            let parts = drain(provider.generate(chat("hi", vec![]))).await?;
-            expect_finish(&parts, FinishReason::Stop)?;
-            durations.push(started.elapsed());
-        }
+    let script = json!({
+        "turns": [{"steps": [{"text": "hello"}]}],
+        "lifecycle": {"startup_delay_ms": SERVER_START_UP.as_millis() as u64},
+    });
+    let cold_turn = {
+        // One session per process: every turn starts its own.
+        let provider = provider_with(fake_program, workspace.path(), "cold", &script, |c| {
+            c.max_sessions_per_process = 1;
+        })?;
+        let durations = text_turns(&provider, COLD_TURNS).await?;
         provider.dispose().await;
-        Sample::new(
-            "text turn: generate to finish(stop), own process",
-            durations,
-        )
+        Sample::new("text turn, cold: own process (1.2 s start-up)", durations)
     };
+    let warm_turn = {
+        let provider = provider(fake_program, workspace.path(), "warm", &script)?;
+        // The first turn starts the process; the timed ones reuse it from the pool.
+        text_turns(&provider, 1).await?;
+        let durations = text_turns(&provider, settings.turns).await?;
+        provider.dispose().await;
+        Sample::new("text turn, warm: pooled process", durations)
+    };
+    let warm_cold_ratio =
+        warm_turn.quantile(0.5).as_secs_f64() / cold_turn.quantile(0.5).as_secs_f64().max(1e-9);
     let tool_round = {
         let steps: Vec<Value> = (0..settings.rounds)
             .map(|i| json!({"call": {"tool": "echo", "args": {"n": i}}}))
@@ -141,11 +159,29 @@ pub async fn run_bench(
         )
     };
     Ok(BenchReport {
-        samples: vec![text_turn, tool_round, stream_sample],
+        samples: vec![cold_turn, warm_turn, tool_round, stream_sample],
         parts_per_second,
         chunks: settings.chunks,
         peak_rss_kib: peak_rss_kib(),
+        warm_cold_ratio,
     })
+}
+
+/// Times `count` text turns, one after another. Each offers a tool (as DSH does), so it
+/// is a tool turn: it checks out a pooled process and starts a fresh bridge; the fake
+/// answers with text.
+async fn text_turns(
+    provider: &AntigravityProvider,
+    count: usize,
+) -> Result<Vec<Duration>, BenchError> {
+    let mut durations = Vec::with_capacity(count);
+    for _ in 0..count {
+        let started = Instant::now();
+        let parts = drain(provider.generate(chat("hi", vec![echo_tool()]))).await?;
+        expect_finish(&parts, FinishReason::Stop)?;
+        durations.push(started.elapsed());
+    }
+    Ok(durations)
 }
 
 fn provider(
@@ -153,6 +189,16 @@ fn provider(
     workspace: &Path,
     name: &str,
     script: &Value,
+) -> Result<Arc<AntigravityProvider>, BenchError> {
+    provider_with(fake_program, workspace, name, script, |_| {})
+}
+
+fn provider_with(
+    fake_program: &Path,
+    workspace: &Path,
+    name: &str,
+    script: &Value,
+    adjust: impl FnOnce(&mut AdapterConfig),
 ) -> Result<Arc<AntigravityProvider>, BenchError> {
     let script_path: PathBuf = workspace.join(format!("{name}.json"));
     std::fs::write(&script_path, script.to_string())?;
@@ -172,6 +218,8 @@ fn provider(
         scratch_root: Some(scratch),
         ..AdapterConfig::default()
     };
+    let mut config = config;
+    adjust(&mut config);
     Ok(Arc::new(AntigravityProvider::new(config)))
 }
 
@@ -203,18 +251,21 @@ fn expect_finish(parts: &[StreamPart], reason: FinishReason) -> Result<(), Bench
     }
 }
 
+fn echo_tool() -> ToolDefinition {
+    ToolDefinition {
+        name: "echo".into(),
+        description: "Echoes its arguments.".into(),
+        input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+    }
+}
+
 /// Drives `rounds` sequential tool calls of one prompt; times each continuation from the
 /// moment DSH calls `generate` with its result to the next tool call (or the finish).
 async fn tool_rounds(
     provider: &AntigravityProvider,
     rounds: usize,
 ) -> Result<Vec<Duration>, BenchError> {
-    let echo = ToolDefinition {
-        name: "echo".into(),
-        description: "Echoes its arguments.".into(),
-        input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-    };
-    let mut request = chat("run the rounds", vec![echo]);
+    let mut request = chat("run the rounds", vec![echo_tool()]);
     let mut parts = drain(provider.generate(request.clone())).await?;
     let mut durations = Vec::with_capacity(rounds);
     for _ in 0..rounds {

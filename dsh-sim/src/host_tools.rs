@@ -21,6 +21,8 @@ pub enum ToolBehaviour {
     /// It runs a subagent: a nested chat with this user message (see
     /// `AgentLoop`, which runs it).
     Subagent(String),
+    /// It makes a title request (no tools) with this user message through the adapter.
+    TitleRequest(String),
 }
 
 /// A tool as DSH holds it.
@@ -40,6 +42,9 @@ impl HostTool {
     /// The tool a scenario's `dsh.tools` entry describes.
     pub fn from_spec(spec: &ToolSpec) -> Self {
         let behaviour = match (&spec.error, &spec.subagent, &spec.result) {
+            _ if spec.title_request.is_some() && spec.error.is_none() => {
+                ToolBehaviour::TitleRequest(spec.title_request.clone().unwrap_or_default())
+            }
             (Some(error), _, _) => ToolBehaviour::Fails(error.clone()),
             (None, Some(task), _) => ToolBehaviour::Subagent(task.clone()),
             (None, None, Some(result)) => ToolBehaviour::Output(result.clone()),
@@ -76,8 +81,8 @@ pub fn handle_call(tool: &HostTool, call: &ToolCallPart) -> Handled {
             (Value::String(error.clone()), true, true)
         }
         // The agent loop runs subagents itself; here there is no adapter to run one on.
-        (Permission::Allow, ToolBehaviour::Subagent(_)) => (
-            Value::String("a subagent can only run inside the agent loop".to_owned()),
+        (Permission::Allow, ToolBehaviour::Subagent(_) | ToolBehaviour::TitleRequest(_)) => (
+            Value::String("subagents and title requests run inside the agent loop".to_owned()),
             true,
             false,
         ),

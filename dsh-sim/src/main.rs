@@ -59,7 +59,7 @@ enum Command {
     /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
     /// one prompt, streaming throughput. Use a release build for meaningful figures.
     Bench {
-        /// Text turns to time (each its own server process).
+        /// Warm text turns to time (on a pooled process; three cold turns are timed too).
         #[arg(long, default_value_t = 30)]
         turns: usize,
         /// Sequential tool rounds inside one prompt.
@@ -357,6 +357,10 @@ fn bench(settings: dsh_sim::bench::BenchSettings) -> anyhow::Result<()> {
             sample.quantile(1.0),
         );
     }
+    println!(
+        "warm/cold text turn (p50): {:.4} (goal: under 0.10)",
+        report.warm_cold_ratio
+    );
     println!(
         "streaming throughput: {:.0} parts/s ({} server chunks)",
         report.parts_per_second, report.chunks

@@ -292,6 +292,7 @@ fn run_in_workspace(
     if let Some(ms) = knobs.sign_in_timeout_ms {
         config.sign_in_timeout = Duration::from_millis(ms);
     }
+    knobs.apply_lifecycle(&mut config);
     let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
     let mut execution =
         runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
@@ -534,6 +535,11 @@ async fn drive_chat(
         }
     };
     let (adapter, model) = adapter;
+    if scenario.dsh.discover_models
+        && let Err(error) = adapter.discover_models().await
+    {
+        failures.push(format!("discover_models failed: {error:?}"));
+    }
     let setup = ChatSetup {
         model,
         system: scenario
@@ -543,10 +549,26 @@ async fn drive_chat(
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
         tools: scenario.dsh.tools.iter().map(HostTool::from_spec).collect(),
     };
-    let mut chat = AgentLoop::new(adapter, setup, options.limits);
-    let abort = chat.abort_signal();
+    let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
+    let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);
     let bounded = tokio::time::timeout(options.time_bound, async {
         for entry in &scenario.dsh.chat {
+            if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
+                && let Err(why) =
+                    crate::run_checks::await_exits(dir, count, options.time_bound).await
+            {
+                failures.push(format!("before the run for {:?}: {why}", entry.user));
+            }
+            if entry.new_chat {
+                let mut fresh = setup.clone();
+                if entry.without_tools {
+                    fresh.tools.clear();
+                }
+                chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
+                if let Ok(mut aborts) = aborts.lock() {
+                    aborts.push(chat.abort_signal());
+                }
+            }
             match entry.abort {
                 Some(point) => {
                     chat.run_user_message_aborting(&entry.user, point, transcript)
@@ -566,11 +588,31 @@ async fn drive_chat(
                         .map(|open| format!("after the run for {:?}: {open}", entry.user)),
                 );
             }
+            // After every run, not only at disposal: what is alive is idle and healthy,
+            // and no finished turn left its session cwd (C14, C38).
+            if let Some(dir) = journal_dir {
+                failures.extend(
+                    crate::run_checks::leaks_after_run(dir, crate::run_checks::SETTLE_BOUND)
+                        .await
+                        .into_iter()
+                        .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
+                );
+            }
         }
     })
     .await;
+    if let Some(expected) = &scenario.expect.models_listed {
+        let listed: Vec<String> = adapter.models().into_iter().map(|m| m.id).collect();
+        if *expected != listed {
+            failures.push(format!(
+                "models listed: expected {expected:?}, observed {listed:?}"
+            ));
+        }
+    }
     if bounded.is_err() {
-        abort.cancel();
+        for abort in aborts.lock().map(|a| a.clone()).unwrap_or_default() {
+            abort.cancel();
+        }
         failures.push(format!(
             "the chat did not finish within {:?}",
             options.time_bound

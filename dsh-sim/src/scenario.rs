@@ -89,6 +89,10 @@ pub struct DshScript {
     /// as it is).
     #[serde(default)]
     pub gemini_home: Option<GeminiHomeSpec>,
+    /// Ask the adapter for the server's model catalogue (`discover_models`) before the
+    /// chat starts.
+    #[serde(default)]
+    pub discover_models: bool,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
@@ -131,6 +135,36 @@ pub struct AdapterKnobs {
     /// `AdapterConfig::sign_in_timeout`: bounds the server's browser sign-in.
     #[serde(default)]
     pub sign_in_timeout_ms: Option<u64>,
+    /// `AdapterConfig::idle_process_timeout`: how long a pooled process may stay idle.
+    #[serde(default)]
+    pub idle_process_timeout_ms: Option<u64>,
+    /// `AdapterConfig::max_idle_processes`: how many idle processes the pool keeps.
+    #[serde(default)]
+    pub max_idle_processes: Option<usize>,
+    /// `AdapterConfig::max_sessions_per_process`: sessions one process may create.
+    #[serde(default)]
+    pub max_sessions_per_process: Option<usize>,
+    /// `AdapterConfig::max_active_turns`: tool turns active at once before `busy`.
+    #[serde(default)]
+    pub max_active_turns: Option<usize>,
+}
+
+impl AdapterKnobs {
+    /// Sets the pool and active-turn settings a scenario names.
+    pub fn apply_lifecycle(&self, config: &mut antigravity_acp::AdapterConfig) {
+        if let Some(ms) = self.idle_process_timeout_ms {
+            config.idle_process_timeout = std::time::Duration::from_millis(ms);
+        }
+        if let Some(n) = self.max_idle_processes {
+            config.max_idle_processes = n;
+        }
+        if let Some(n) = self.max_sessions_per_process {
+            config.max_sessions_per_process = n;
+        }
+        if let Some(n) = self.max_active_turns {
+            config.max_active_turns = n;
+        }
+    }
 }
 
 /// One entry of the chat.
@@ -142,6 +176,17 @@ pub struct ChatEntry {
     /// When the user presses stop during this run (default: never).
     #[serde(default)]
     pub abort: Option<AbortPoint>,
+    /// Start a different chat (empty history) with this message, on the same adapter.
+    #[serde(default)]
+    pub new_chat: bool,
+    /// With `new_chat`: the new chat offers no tools (its requests are requests without
+    /// tools).
+    #[serde(default)]
+    pub without_tools: bool,
+    /// Before this message, wait (bounded by the chat's time bound) until this many
+    /// server processes have journaled their exit: an idle process that expired or died.
+    #[serde(default)]
+    pub await_exits: Option<usize>,
 }
 
 /// Where DSH aborts a run (cancels the run's abort signal).
@@ -184,6 +229,10 @@ pub struct ToolSpec {
     /// call stays parked. The subagent's final answer is the tool's output.
     #[serde(default)]
     pub subagent: Option<String>,
+    /// Instead of `result`: running the tool makes a title request (`purpose: title`, no
+    /// tools) through the same adapter with this user message; the title is the output.
+    #[serde(default)]
+    pub title_request: Option<String>,
 }
 
 fn any_object_schema() -> Value {
@@ -235,6 +284,9 @@ pub struct Expectations {
     /// Checks on the install (with an `install:` section).
     #[serde(default)]
     pub install: Option<InstallExpectation>,
+    /// The model ids the adapter lists (`models()`) once the chat ran, in order.
+    #[serde(default)]
+    pub models_listed: Option<Vec<String>>,
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.
@@ -244,6 +296,13 @@ pub struct WireExpectations {
     /// How many server processes started.
     #[serde(default)]
     pub processes: Option<usize>,
+    /// Per server process, in start order: how many `session/new` it got (pool reuse).
+    #[serde(default)]
+    pub sessions_per_process: Option<Vec<usize>>,
+    /// Per `session/prompt`, in order: texts it must not contain (nothing of another
+    /// conversation).
+    #[serde(default)]
+    pub prompts_lack: Option<Vec<Vec<String>>>,
     /// Per server process, in start order: every method the client sent (requests and
     /// notifications), in order.
     #[serde(default)]

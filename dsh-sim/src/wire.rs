@@ -39,6 +39,33 @@ pub fn check_wire(
             &processes.len(),
         );
     }
+    if let Some(expected) = &expect.sessions_per_process {
+        let actual: Vec<usize> = processes
+            .iter()
+            .map(|p| p.methods.iter().filter(|m| *m == "session/new").count())
+            .collect();
+        compare(
+            &mut failures,
+            "session/new per server process",
+            expected,
+            &actual,
+        );
+    }
+    if let Some(expected) = &expect.prompts_lack {
+        let prompts = all(|p| &p.prompts);
+        for (i, (texts, prompt)) in expected.iter().zip(&prompts).enumerate() {
+            for text in texts.iter().filter(|text| prompt.contains(text.as_str())) {
+                failures.push(format!("wire: session/prompt {} contains {text:?}", i + 1));
+            }
+        }
+        if expected.len() != prompts.len() {
+            failures.push(format!(
+                "wire: prompts_lack lists {} prompt(s), {} session/prompt were sent",
+                expected.len(),
+                prompts.len()
+            ));
+        }
+    }
     if let Some(expected) = &expect.acp_methods {
         let actual: Vec<Vec<String>> = processes.iter().map(|p| p.methods.clone()).collect();
         compare(

@@ -61,6 +61,8 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
 fn full_expectations() -> WireExpectations {
     WireExpectations {
         processes: Some(1),
+        sessions_per_process: Some(vec![1]),
+        prompts_lack: Some(vec![vec!["not said".into()]]),
         acp_methods: Some(vec![vec![
             "initialize".into(),
             "session/new".into(),
@@ -114,6 +116,8 @@ fn each_mismatch_is_reported() {
     let mut expect = full_expectations();
     expect.models_selected = Some(vec![]);
     expect.prompts_contain = Some(vec![vec!["not in the prompt".into()]]);
+    expect.prompts_lack = Some(vec![vec!["hello".into()]]);
+    expect.sessions_per_process = Some(vec![2]);
     expect.client_capabilities = Some(CapabilityExpectation {
         fs: Some(true),
         terminal: None,
@@ -122,6 +126,8 @@ fn each_mismatch_is_reported() {
     for expected in [
         "models selected: expected [], observed [\"gemini-3.8-flash-low\"]",
         "does not contain \"not in the prompt\"",
+        "session/prompt 1 contains \"hello\"",
+        "session/new per server process: expected [2], observed [1]",
         "initialize advertised fs false, expected true",
         "the header is not `Authorization: Bearer <64 hex>`",
         "permission answers: expected [\"allow\"], observed [\"cancelled\"]",

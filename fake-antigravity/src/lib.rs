@@ -25,6 +25,7 @@
 
 pub mod acp;
 pub mod journal;
+pub mod lifecycle;
 pub mod mcp;
 pub mod process;
 pub mod script;

@@ -20,6 +20,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
+use crate::lifecycle::{LifecycleWatch, Watched};
 use crate::process::cli::{CliAction, CliOptions, parse_args, usage, version_banner};
 use crate::process::glog::Glog;
 use crate::process::serve::{ServeOptions, resolve_gemini_home, serve};
@@ -183,17 +184,24 @@ async fn run(
     if behaviour.startup_delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
+    let lifecycle = LifecycleWatch::new(script.lifecycle);
+    script.lifecycle.start_up().await;
     let serve_options = ServeOptions {
         script,
         gemini_home,
         journal,
         log,
     };
-    let served = serve(serve_options, stdin_reader(), stdout_writer());
+    let served = serve(
+        serve_options,
+        Watched::client_side(stdin_reader(), lifecycle.clone()),
+        Watched::server_side(stdout_writer(), lifecycle.clone()),
+    );
     tokio::pin!(served);
     let mut stdin_open = true;
     loop {
         tokio::select! {
+            reason = lifecycle.exit_due() => return (ExitCode::SUCCESS, reason),
             served = &mut served, if stdin_open => match served {
                 Ok(()) if behaviour.linger => {
                     log.info("main.py:121", "stdin closed; lingering");

@@ -40,6 +40,9 @@ pub struct Script {
     /// How the fake honours `session/cancel` (docs/antigravity-1.3.0.md §12).
     #[serde(default)]
     pub cancel: CancelScript,
+    /// Process lifecycle switches: a start-up delay, exiting on its own while idle.
+    #[serde(default)]
+    pub lifecycle: crate::lifecycle::LifecycleScript,
 }
 
 /// The sign-in flow of `authenticate(oauth-personal)` / `oauth-business`.

@@ -1,10 +1,12 @@
 //! `AcpConnection`: the official SDK's client connection over the server's stdio (or any
-//! pair of byte streams). Session
-//! updates flow into the turn's bounded event channel (a full channel holds the server
-//! back rather than dropping anything); permission requests are answered at once by the
-//! permission policy; fs and terminal requests are refused by the SDK, since the client
-//! advertises neither.
+//! pair of byte streams). A pooled process serves one turn after another, so the
+//! connection routes to whichever turn is attached: that turn's session updates flow into
+//! its bounded event channel (a full channel holds the server back rather than dropping
+//! anything), and permission requests are answered at once by the permission policy for
+//! its bridge. Updates of any other session, or while no turn is attached, are dropped.
+//! fs and terminal requests are refused by the SDK, since the client advertises neither.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
@@ -22,14 +24,39 @@ use tokio_util::task::AbortOnDropHandle;
 use super::events::{ServerEvent, UpdateTracker};
 use super::permission;
 use crate::bridge::BridgeIdentity;
+use crate::config::ADAPTER_ID;
 use crate::error::AdapterError;
-use crate::register::ADAPTER_ID;
 use crate::server::ServerPipes;
+
+/// The turn a connection currently serves.
+#[derive(Debug)]
+struct Route {
+    session: Option<String>,
+    tracker: UpdateTracker,
+    bridge: Option<BridgeIdentity>,
+    events: mpsc::Sender<ServerEvent>,
+}
+
+/// Where the connection's updates and permission requests go (shared with its handlers).
+#[derive(Debug, Clone, Default)]
+struct Router {
+    route: Arc<Mutex<Option<Route>>>,
+}
+
+impl Router {
+    fn with<T>(&self, f: impl FnOnce(&mut Option<Route>) -> T) -> T {
+        match self.route.lock() {
+            Ok(mut guard) => f(&mut guard),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+}
 
 /// A live ACP connection and the task that drives it.
 #[derive(Debug)]
 pub(crate) struct AcpConnection {
     cx: ConnectionTo<Agent>,
+    router: Router,
     stop: Option<oneshot::Sender<()>>,
     /// Aborted on drop, so a dropped connection never outlives its turn.
     driver: AbortOnDropHandle<Result<(), agent_client_protocol::Error>>,
@@ -37,12 +64,8 @@ pub(crate) struct AcpConnection {
 
 impl AcpConnection {
     /// Connects over the server's pipes.
-    pub(crate) async fn connect(
-        pipes: ServerPipes,
-        bridge: Option<BridgeIdentity>,
-        events: mpsc::Sender<ServerEvent>,
-    ) -> Result<Self, AdapterError> {
-        Self::connect_streams(pipes.stdin, pipes.stdout, bridge, events).await
+    pub(crate) async fn connect(pipes: ServerPipes) -> Result<Self, AdapterError> {
+        Self::connect_streams(pipes.stdin, pipes.stdout).await
     }
 
     /// Connects over any pair of byte streams: `to_server` carries our frames,
@@ -51,25 +74,34 @@ impl AcpConnection {
     pub(crate) async fn connect_streams<W, R>(
         to_server: W,
         from_server: R,
-        bridge: Option<BridgeIdentity>,
-        events: mpsc::Sender<ServerEvent>,
     ) -> Result<Self, AdapterError>
     where
         W: AsyncWrite + Send + Unpin + 'static,
         R: AsyncRead + Send + Unpin + 'static,
     {
         let transport = ByteStreams::new(to_server.compat_write(), from_server.compat());
-        let mut tracker = UpdateTracker::new(bridge.clone());
+        let router = Router::default();
+        let updates = router.clone();
+        let permissions = router.clone();
         let builder = Client
             .v1()
             .name(ADAPTER_ID)
             .on_receive_notification(
                 async move |notification: SessionNotification, _cx| {
-                    if let Some(event) = tracker.map(notification.update) {
-                        // A closed channel means the turn is tearing down.
-                        if events.send(event).await.is_err() {
-                            tracing::debug!("dropped a session update after the turn ended");
+                    let session = notification.session_id.to_string();
+                    let routed = updates.with(|route| {
+                        let route = route.as_mut()?;
+                        if route.session.as_ref().is_some_and(|s| *s != session) {
+                            return None;
                         }
+                        let event = route.tracker.map(notification.update)?;
+                        Some((route.events.clone(), event))
+                    });
+                    // A closed channel means the turn is tearing down.
+                    if let Some((events, event)) = routed
+                        && events.send(event).await.is_err()
+                    {
+                        tracing::debug!("dropped a session update after the turn ended");
                     }
                     Ok(())
                 },
@@ -79,6 +111,8 @@ impl AcpConnection {
                 async move |request: RequestPermissionRequest,
                             responder: Responder<RequestPermissionResponse>,
                             _cx| {
+                    let bridge =
+                        permissions.with(|route| route.as_ref().and_then(|r| r.bridge.clone()));
                     responder.respond(permission::answer(&request, bridge.as_ref()))
                 },
                 on_receive_request!(),
@@ -99,9 +133,42 @@ impl AcpConnection {
             .map_err(|_| AdapterError::ConnectionClosed("connect"))?;
         Ok(Self {
             cx,
+            router,
             stop: Some(stop),
             driver,
         })
+    }
+
+    /// Routes updates (of any session until [`Self::route_session`] names one) and
+    /// permission requests to a turn: its events channel and its bridge.
+    pub(crate) fn attach(&self, events: mpsc::Sender<ServerEvent>, bridge: Option<BridgeIdentity>) {
+        self.router.with(|route| {
+            *route = Some(Route {
+                session: None,
+                tracker: UpdateTracker::new(bridge.clone()),
+                bridge,
+                events,
+            });
+        });
+    }
+
+    /// Narrows the attached turn to the updates of `session`.
+    pub(crate) fn route_session(&self, session: &str) {
+        self.router.with(|route| {
+            if let Some(route) = route.as_mut() {
+                route.session = Some(session.to_owned());
+            }
+        });
+    }
+
+    /// Detaches the turn: its handlers get nothing more from this connection (C33).
+    pub(crate) fn detach(&self) {
+        self.router.with(|route| *route = None);
+    }
+
+    /// Whether the connection still runs (the server has not closed it).
+    pub(crate) fn is_open(&self) -> bool {
+        !self.driver.is_finished()
     }
 
     /// The connection, for sending requests.

@@ -1,37 +1,42 @@
-//! The session handshake: `initialize` (no fs, no terminal), `session/new` with the bridge
-//! as the only MCP server, one `authenticate(oauth-personal)` (bounded, and only when the
-//! server can open a browser; see [`super::sign_in`]) and retry when the server answers
-//! "authentication required", then the requested model through
-//! `session/set_config_option` (unless the request asks for the server's default).
+//! The handshake, in two parts: `initialize` (no fs, no terminal) once per process, and
+//! per session `session/new` with the bridge as the only MCP server, one
+//! `authenticate(oauth-personal)` (bounded, and only when the server can open a browser;
+//! see [`super::sign_in`]) and retry when the server answers "authentication required",
+//! then the requested model through `session/set_config_option` (unless the request asks
+//! for the server's default). Also reads the model catalogue a session offers, and closes
+//! a session when the server advertises `session/close`.
 
 use std::path::Path;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AuthenticateRequest, ClientCapabilities, Implementation, InitializeRequest, McpServer,
-    NewSessionRequest, NewSessionResponse, SessionConfigKind, SessionConfigOption,
-    SessionConfigSelectOptions, SessionId, SetSessionConfigOptionRequest,
+    AuthenticateRequest, ClientCapabilities, CloseSessionRequest, Implementation,
+    InitializeRequest, McpServer, NewSessionRequest, NewSessionResponse, SessionConfigKind,
+    SessionConfigOption, SessionConfigSelectOptions, SessionId, SetSessionConfigOptionRequest,
 };
 use agent_client_protocol::{Agent, ErrorCode};
 
 use super::sign_in::{SignIn, SignInProblem};
+use crate::config::ADAPTER_ID;
 use crate::error::AdapterError;
-use crate::register::ADAPTER_ID;
 
 /// The sign-in method retried when the server requires authentication.
 pub(crate) const AUTH_METHOD: &str = "oauth-personal";
 /// The session config option that selects the model.
 const MODEL_OPTION: &str = "model";
 
-/// Runs the handshake and returns the ready session's id.
-pub(crate) async fn open_session(
-    cx: &ConnectionTo<Agent>,
-    cwd: &Path,
-    mcp_servers: Vec<McpServer>,
-    model: Option<&str>,
-    sign_in: SignIn,
-) -> Result<SessionId, AdapterError> {
+/// What `initialize` told about the server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ServerInfo {
+    /// Whether it offers the `oauth-personal` sign-in the adapter retries with.
+    pub(crate) offers_oauth: bool,
+    /// Whether it advertises `session/close` (1.3.0 does not).
+    pub(crate) closes_sessions: bool,
+}
+
+/// Sends `initialize`, once per process.
+pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, AdapterError> {
     let init = cx
         .send_request(
             InitializeRequest::new(ProtocolVersion::V1)
@@ -41,15 +46,28 @@ pub(crate) async fn open_session(
         .block_task()
         .await
         .map_err(|e| AdapterError::remote("initialize", &e))?;
+    Ok(ServerInfo {
+        offers_oauth: init
+            .auth_methods
+            .iter()
+            .any(|method| method.id().to_string() == AUTH_METHOD),
+        closes_sessions: init.agent_capabilities.session_capabilities.close.is_some(),
+    })
+}
+
+/// Opens a session in `cwd` with `mcp_servers`, signing in once if the server asks.
+pub(crate) async fn new_session(
+    cx: &ConnectionTo<Agent>,
+    info: ServerInfo,
+    cwd: &Path,
+    mcp_servers: Vec<McpServer>,
+    sign_in: SignIn,
+) -> Result<NewSessionResponse, AdapterError> {
     let new_session = NewSessionRequest::new(cwd).mcp_servers(mcp_servers);
     let session = match cx.send_request(new_session.clone()).block_task().await {
         Ok(session) => session,
         Err(error) if error.code == ErrorCode::AUTH_REQUIRED => {
-            let offered = init
-                .auth_methods
-                .iter()
-                .any(|method| method.id().to_string() == AUTH_METHOD);
-            if !offered {
+            if !info.offers_oauth {
                 return Err(AdapterError::AuthRequired(SignInProblem::NotCompleted));
             }
             if !sign_in.browser {
@@ -73,10 +91,62 @@ pub(crate) async fn open_session(
         }
         Err(error) => return Err(AdapterError::remote("session/new", &error)),
     };
-    if let Some(model) = model {
-        select_model(cx, &session, model).await?;
+    Ok(session)
+}
+
+/// Selects `model` in the session (unless `None`: the server's default).
+pub(crate) async fn choose_model(
+    cx: &ConnectionTo<Agent>,
+    session: &NewSessionResponse,
+    model: Option<&str>,
+) -> Result<(), AdapterError> {
+    match model {
+        Some(model) => select_model(cx, session, model).await,
+        None => Ok(()),
     }
-    Ok(session.session_id)
+}
+
+/// Closes a finished session, when the server advertises `session/close`; otherwise it
+/// is simply left behind (never resumed, C25).
+pub(crate) async fn close_session(
+    cx: &ConnectionTo<Agent>,
+    info: ServerInfo,
+    session: SessionId,
+) -> Result<(), AdapterError> {
+    if !info.closes_sessions {
+        return Ok(());
+    }
+    cx.send_request(CloseSessionRequest::new(session))
+        .block_task()
+        .await
+        .map_err(|e| AdapterError::remote("session/close", &e))?;
+    Ok(())
+}
+
+/// The model ids the session's `model` option offers (the server's catalogue).
+pub(crate) fn catalogue(session: &NewSessionResponse) -> Vec<String> {
+    let mut models = Vec::new();
+    for option in session.config_options.iter().flatten() {
+        if option.id.to_string() != MODEL_OPTION {
+            continue;
+        }
+        let SessionConfigKind::Select(select) = &option.kind else {
+            continue;
+        };
+        match &select.options {
+            SessionConfigSelectOptions::Ungrouped(options) => {
+                models.extend(options.iter().map(|o| o.value.to_string()));
+            }
+            SessionConfigSelectOptions::Grouped(groups) => models.extend(
+                groups
+                    .iter()
+                    .flat_map(|g| &g.options)
+                    .map(|o| o.value.to_string()),
+            ),
+            _ => {}
+        }
+    }
+    models
 }
 
 fn auth_error(method: &'static str, error: &agent_client_protocol::Error) -> AdapterError {

@@ -115,6 +115,11 @@ impl ManagedProcess {
         tracing::debug!(stderr_bytes = self.stderr_tail_len(), "server ended");
     }
 
+    /// Whether the process has already exited (reaped here if so).
+    pub(crate) fn has_exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)) | Err(_))
+    }
+
     fn kill_group(&mut self) {
         if let Some(group) = self.group {
             match killpg(group, Signal::SIGKILL) {
@@ -178,6 +183,7 @@ mod tests {
                 "trap '' TERM; sleep 300 & echo $!; wait".into(),
             ],
             env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
+            digest: None,
         };
         let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
         let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();

@@ -20,6 +20,9 @@ pub(crate) struct LaunchLine {
     pub(crate) args: Vec<String>,
     /// Its whole environment.
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// The installed build's archive digest (`None` for an explicit command). With the
+    /// rest of the line it keys the process pool.
+    pub(crate) digest: Option<String>,
 }
 
 #[derive(Debug)]
@@ -63,17 +66,23 @@ impl ServerLauncher {
     /// The launch line for the next turn, installing or repairing the server first when
     /// it is an installed build (C68).
     pub(crate) async fn resolve(&self) -> Result<LaunchLine, AdapterError> {
-        let (program, args, own) = match &self.launch {
+        let (program, args, own, digest) = match &self.launch {
             Launch::Command(command) => (
                 command.program.clone(),
                 command.args.clone(),
                 command.env.clone(),
+                None,
             ),
             Launch::Installed(installer) => {
                 let InstallReport { server, outcome } =
                     installer.ensure().await.map_err(install_failed)?;
                 tracing::debug!(?outcome, "server install checked");
-                (server.command, server.args, server.env)
+                (
+                    server.command,
+                    server.args,
+                    server.env,
+                    Some(server.archive_sha256),
+                )
             }
             Launch::Unusable { reason, message } => {
                 return Err(AdapterError::Install {
@@ -90,6 +99,7 @@ impl ServerLauncher {
             program,
             args,
             env: server_environment(host, &own, &self.extra_env),
+            digest,
         })
     }
 }

@@ -313,19 +313,21 @@ impl TurnLoop {
 
     /// Ends the loop: settles parked calls, closes an open block, and hands back the
     /// stream that gets the terminal part (the current one, or that of a continuation
-    /// which claimed the exchange just as it ended) and the event channel.
+    /// which claimed the exchange just as it ended), the event channel, and whether the
+    /// turn ended settled (no parked call left unanswered).
     pub(crate) async fn finish(
         mut self,
         outcome: &Outcome,
         grace: Duration,
-    ) -> (Option<PartSender>, mpsc::Receiver<ServerEvent>) {
+    ) -> (Option<PartSender>, mpsc::Receiver<ServerEvent>, bool) {
         self.control.close();
-        let (sink, closing_part) = match self.phase {
-            Phase::Streaming { sink, mut blocks } => (Some(sink), blocks.close()),
+        let (sink, closing_part, settled) = match self.phase {
+            Phase::Streaming { sink, mut blocks } => (Some(sink), blocks.close(), true),
             Phase::Parked { calls } => {
                 // Dropping a parked call answers its HTTP request with an error result.
+                let settled = calls.is_empty();
                 drop(calls);
-                (self.control.try_recv().ok().map(|c| c.sink), None)
+                (self.control.try_recv().ok().map(|c| c.sink), None, settled)
             }
         };
         let deliverable = !matches!(outcome, Outcome::DroppedByDsh | Outcome::Disposed);
@@ -334,7 +336,7 @@ impl TurnLoop {
         {
             tracing::debug!("DSH did not take the closing block part");
         }
-        (sink, self.parts.events)
+        (sink, self.parts.events, settled)
     }
 }
 

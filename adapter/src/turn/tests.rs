@@ -14,6 +14,7 @@ use crate::TestResult;
 use crate::contract::{
     GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
 };
+use crate::pool::ProcessPool;
 use test_support::{Failure, within};
 
 /// A bound in virtual time: far beyond every timeout the tests configure.
@@ -27,6 +28,8 @@ struct Running {
     stream: PartStream,
     abort: CancellationToken,
     registry: Arc<ExchangeRegistry>,
+    config: Arc<AdapterConfig>,
+    pool: Arc<ProcessPool>,
     _server: AbortOnDropHandle<Result<(), fake_antigravity::ServeError>>,
     _scratch: tempfile::TempDir,
 }
@@ -68,7 +71,7 @@ fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure
         ))
     };
     let scratch = tempfile::tempdir()?;
-    let config = AdapterConfig {
+    let config = Arc::new(AdapterConfig {
         scratch_root: Some(scratch.path().to_path_buf()),
         timeout: MODEL_TIMEOUT,
         tool_timeout: TOOL_TIMEOUT,
@@ -76,37 +79,51 @@ fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure
         // Never launched: the turn's server is the in-process fake on a duplex.
         server: crate::config::ServerCommand::default().into(),
         ..AdapterConfig::default()
-    };
-    let launcher = Arc::new(ServerLauncher::new(&config));
-    let catalog = match request.tools.is_empty() {
-        true => None,
-        false => Some(Arc::new(ToolCatalog::build(&request.tools)?)),
-    };
-    let (sink, stream) = PartStream::channel();
-    let registry = Arc::new(ExchangeRegistry::default());
-    let spec = TurnSpec {
-        config: Arc::new(config),
-        launcher,
-        model: None,
-        prompt: build_prompt(&request, catalog.as_deref())?,
-        catalog,
-        fingerprint: fingerprint(&request),
-        history: HistoryDigest::of(&request.history),
-        sink,
-        abort: request.abort.clone(),
-        provider: CancellationToken::new(),
-        registry: registry.clone(),
-        id: 1,
-        permit: Arc::new(Semaphore::new(1)).try_acquire_owned()?,
-    };
+    });
+    let pool = ProcessPool::new(&config, CancellationToken::new());
+    let (spec, stream) = spec_for(&config, &pool, &request)?;
+    let registry = spec.registry.clone();
     Ok(Running {
         turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
         stream,
         abort: request.abort,
         registry,
+        config,
+        pool,
         _server: server,
         _scratch: scratch,
     })
+}
+
+/// A fresh tool turn's spec for `request`, on `pool`, and DSH's end of its stream.
+fn spec_for(
+    config: &Arc<AdapterConfig>,
+    pool: &Arc<ProcessPool>,
+    request: &GenerateRequest,
+) -> Result<(TurnSpec, PartStream), Failure> {
+    let catalog = match request.tools.is_empty() {
+        true => None,
+        false => Some(Arc::new(ToolCatalog::build(&request.tools)?)),
+    };
+    let (sink, stream) = PartStream::channel();
+    let spec = TurnSpec {
+        config: config.clone(),
+        launcher: Arc::new(ServerLauncher::new(config)),
+        pool: pool.clone(),
+        lane: None,
+        model: None,
+        prompt: build_prompt(request, catalog.as_deref())?,
+        catalog,
+        fingerprint: fingerprint(request),
+        history: HistoryDigest::of(&request.history),
+        sink,
+        abort: request.abort.clone(),
+        provider: CancellationToken::new(),
+        registry: Arc::new(ExchangeRegistry::default()),
+        id: 1,
+        permit: Some(Arc::new(Semaphore::new(1)).try_acquire_owned()?),
+    };
+    Ok((spec, stream))
 }
 
 impl Running {
@@ -124,6 +141,13 @@ impl Running {
                 None => return Err("the stream ended without a terminal part".into()),
             }
         }
+    }
+
+    /// Waits for the turn task to end, and hands back what a pooled process still needs:
+    /// the fake's server task and the scratch root.
+    async fn ended_after_keeping_the_fake(self) -> Result<impl Sized, Failure> {
+        within(BOUND, "the turn's end", self.turn).await??;
+        Ok((self._server, self._scratch))
     }
 
     /// Waits for the turn task to end, and says how long that took in virtual time.
@@ -206,5 +230,74 @@ async fn an_abort_while_dsh_runs_the_tools_ends_the_turn() -> TestResult {
         "the turn waited {elapsed:?}: the abort went unheard between calls"
     );
     assert!(!registry.withdraw(1), "the exchange is still parked");
+    Ok(())
+}
+
+/// A launch that must not happen: the turn has to reuse a pooled process.
+fn no_launch(_: &LaunchLine, _: &Path) -> Result<ServerLink, AdapterError> {
+    Err(AdapterError::ConnectionClosed(
+        "a launch, although a pooled process was idle",
+    ))
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_clean_turn_gives_its_process_back_and_the_next_turn_reuses_it() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let mut first = start_turn(script, request("first", slow_tool()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    // The fake keeps serving while the pool holds the connection.
+    let _fake = first.ended_after_keeping_the_fake().await?;
+    let second_request = request("second", slow_tool());
+    let (spec, mut stream) = spec_for(&config, &pool, &second_request)?;
+    let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
+    let terminal = loop {
+        match within(BOUND, "the next part", stream.recv()).await? {
+            Some(Ok(part @ StreamPart::Finish { .. })) => break part,
+            Some(Ok(_)) => {}
+            Some(Err(error)) => return Err(format!("the second turn failed: {error:?}").into()),
+            None => return Err("the stream ended without a terminal part".into()),
+        }
+    };
+    assert_eq!(
+        terminal,
+        StreamPart::Finish {
+            reason: FinishReason::Stop
+        }
+    );
+    within(BOUND, "the second turn's end", turn).await??;
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_turn_disposes_its_process_instead_of_giving_it_back() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - wait_for_cancel: { timeout_ms: 86400000 }
+"#;
+    let mut first = start_turn(script, request("stall", slow_tool()))?;
+    let error = loop {
+        match within(BOUND, "the next part", first.stream.recv()).await? {
+            Some(Ok(_)) => {}
+            Some(Err(error)) => break error,
+            None => return Err("the stream ended without an error".into()),
+        }
+    };
+    assert_eq!(error.code, LlmErrorCode::Timeout, "{error:?}");
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    let _fake = first.ended_after_keeping_the_fake().await?;
+    let (spec, mut stream) = spec_for(&config, &pool, &request("again", slow_tool()))?;
+    let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
+    let second = within(BOUND, "the second turn's answer", stream.recv()).await?;
+    assert!(
+        matches!(&second, Some(Err(e)) if e.code == LlmErrorCode::ServerUnavailable),
+        "the second turn found a process to reuse: {second:?}"
+    );
+    within(BOUND, "the second turn's end", turn).await??;
     Ok(())
 }
