@@ -94,7 +94,7 @@ pub async fn run_bench(
         .tempdir()?;
     let script = json!({
         "turns": [{"steps": [{"text": "hello"}]}],
-        "lifecycle": {"startup_delay_ms": SERVER_START_UP.as_millis() as u64},
+        "process": {"startup_delay_ms": SERVER_START_UP.as_millis() as u64},
     });
     let cold_turn = {
         // One session per process: every turn starts its own.

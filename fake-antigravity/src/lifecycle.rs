@@ -1,8 +1,7 @@
 //! Process lifecycle switches (the script's `lifecycle:` key), so scenarios can prove how a
-//! client treats a server process over its life: a start-up delay before `initialize` is
-//! answered (comparable to the real server's 1.2–2.9 s, for benchmarks), and exiting on
-//! its own while idle, after N sessions were prompted or after N ms without traffic (a
-//! pooled process that died while idle). The watch taps the stdio streams to know when
+//! client treats a server process over its life: exiting on its own while idle, after N
+//! sessions were prompted or after N ms without traffic (a pooled process that died while
+//! idle). The start-up delay is `process.startup_delay_ms` (see `script::ProcessScript`). The watch taps the stdio streams to know when
 //! the process is idle: no client request left unanswered.
 
 use std::collections::{HashMap, HashSet};
@@ -30,19 +29,6 @@ pub struct LifecycleScript {
     /// either way.
     #[serde(default)]
     pub exit_after_ms: Option<u64>,
-    /// Wait this many milliseconds before reading anything (so `initialize` is answered
-    /// that much later), like the real server's start-up.
-    #[serde(default)]
-    pub startup_delay_ms: Option<u64>,
-}
-
-impl LifecycleScript {
-    /// The start-up delay, if any.
-    pub async fn start_up(&self) {
-        if let Some(ms) = self.startup_delay_ms {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-        }
-    }
 }
 
 #[derive(Debug)]

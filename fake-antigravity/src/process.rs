@@ -185,7 +185,6 @@ async fn run(
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
     let lifecycle = LifecycleWatch::new(script.lifecycle);
-    script.lifecycle.start_up().await;
     let serve_options = ServeOptions {
         script,
         gemini_home,
