@@ -131,3 +131,23 @@ impl Default for AdapterConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The design's numbers (C34, C41, C46, C47), as literals: a changed default is a
+    /// changed promise.
+    #[test]
+    fn the_defaults_are_the_designs() {
+        let config = AdapterConfig::default();
+        assert_eq!(config.max_idle_processes, 2);
+        assert_eq!(config.idle_process_timeout, Duration::from_secs(5 * 60));
+        assert_eq!(config.max_sessions_per_process, 32);
+        assert_eq!(config.max_active_turns, 8);
+        assert_eq!(config.timeout, Duration::from_secs(600));
+        assert_eq!(config.tool_timeout, Duration::from_secs(170));
+        assert_eq!(config.sign_in_timeout, Duration::from_secs(120));
+        assert!(matches!(config.server, ServerSource::Installed(_)));
+    }
+}

@@ -32,6 +32,8 @@ use crate::scenario::{InstallScript, PinKind};
 
 /// A scenario's provisioning: the registry host, the cache and what the adapter did.
 pub struct Provisioning {
+    /// Whether the chat starts from an empty cache (no install, damage or installers before).
+    started_empty: bool,
     server: RegistryServer,
     archive: BuiltArchive,
     options: InstallOptions,
@@ -96,7 +98,11 @@ impl Provisioning {
         let recorder = events.clone();
         let options = InstallOptions {
             cache_dir: Some(paths.workspace.join("cache")),
-            registry: RegistrySource::Url(server.registry_url()),
+            registry: if script.registry_inline {
+                RegistrySource::Document(server.registry_document())
+            } else {
+                RegistrySource::Url(server.registry_url())
+            },
             insecure_loopback: script.insecure_loopback,
             sha256_override,
             limits,
@@ -109,7 +115,11 @@ impl Provisioning {
                 }
             }))),
         };
+        let started_empty = script.cache.is_empty()
+            && script.concurrent_installers == 0
+            && !script.killed_installer;
         let mut provisioning = Self {
+            started_empty,
             server,
             archive,
             options,
@@ -169,10 +179,13 @@ impl Provisioning {
     /// Stops the registry host and returns what the judge needs.
     pub async fn finish(self) -> ProvisionRecord {
         let downloads = self.server.downloads();
+        let registry_fetches = self.server.registry_fetches();
         self.server.stop().await;
         let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
         ProvisionRecord {
             downloads,
+            registry_fetches,
+            started_empty: self.started_empty,
             events,
             members: self.archive.members,
             cache_dir: self.workspace.join("cache"),
@@ -187,6 +200,10 @@ impl Provisioning {
 pub struct ProvisionRecord {
     /// Archive requests answered.
     pub downloads: usize,
+    /// Registry-document requests answered.
+    pub registry_fetches: usize,
+    /// Whether the chat started from an empty cache.
+    pub started_empty: bool,
     /// What the adapter's installer reported during the chat.
     pub events: Vec<InstallEvent>,
     /// The good members of the served archive.

@@ -147,9 +147,21 @@ pub fn check_wire(
         // process may see it twice, when session/new is retried after authenticate).
         let mut token_owners: BTreeMap<String, usize> = BTreeMap::new();
         for (index, process) in processes.iter().enumerate() {
+            // On one process a token may come back only for the retry of session/new after
+            // authenticate; every other session/new (a pooled process's next turn) needs a
+            // fresh one.
+            let mut seen_here: BTreeMap<String, usize> = BTreeMap::new();
             for servers in &process.session_new_mcp_servers {
                 match check_mcp_servers(expected, servers) {
                     Ok(Some(token)) => {
+                        let repeats = seen_here.entry(token.clone()).or_insert(0);
+                        *repeats += 1;
+                        if *repeats > 1 + process.authenticate.len() {
+                            failures.push(format!(
+                                "session/new mcpServers: server process {} got the same bearer token for two turns (it must be fresh per turn)",
+                                index + 1
+                            ));
+                        }
                         let owner = *token_owners.entry(token).or_insert(index);
                         if owner != index {
                             failures.push(format!(

@@ -49,10 +49,25 @@ fn is_loopback(url: &Url) -> bool {
         || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// A client for `url`: no proxy for loopback, the environment's proxies otherwise.
-fn client_for(url: &Url) -> Result<reqwest::Client, InstallError> {
+/// How many redirects a download follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// A client for `url`: no proxy for loopback, the environment's proxies otherwise. Every
+/// redirect hop must pass the same URL check as the first URL (HTTPS, or opted-in loopback
+/// HTTP); a hop that does not is not followed, and the download fails with `insecure_url`.
+fn client_for(url: &Url, insecure_loopback: bool) -> Result<reqwest::Client, InstallError> {
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else if checked_url(attempt.url().as_str(), insecure_loopback).is_ok() {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    });
     let mut builder = reqwest::Client::builder()
         .connect_timeout(std::time::Duration::from_secs(30))
+        .redirect(policy)
         .https_only(!is_loopback(url));
     if is_loopback(url) {
         builder = builder.no_proxy();
@@ -68,7 +83,7 @@ pub(crate) async fn fetch_registry(
     options: &InstallOptions,
 ) -> Result<String, InstallError> {
     let url = checked_url(url, options.insecure_loopback)?;
-    let client = client_for(&url)?;
+    let client = client_for(&url, options.insecure_loopback)?;
     let unavailable = |what: String| InstallError::RegistryUnavailable(what);
     let mut response = client
         .get(url)
@@ -99,7 +114,7 @@ pub(crate) async fn download_archive(
     options: &InstallOptions,
 ) -> Result<Downloaded, InstallError> {
     let url = checked_url(url, options.insecure_loopback)?;
-    let client = client_for(&url)?;
+    let client = client_for(&url, options.insecure_loopback)?;
     let mut attempt = 1u32;
     let mut backoff = options.retry_backoff;
     loop {
@@ -132,6 +147,12 @@ async fn download_once(
         .await
         .map_err(|e| InstallError::Network(kind_of(&e)))?;
     let status = response.status();
+    if status.is_redirection() {
+        // The redirect policy stopped at a hop the URL check refuses.
+        return Err(InstallError::InsecureUrl(
+            "a redirect to a URL that is neither HTTPS nor opted-in loopback".to_owned(),
+        ));
+    }
     if status == reqwest::StatusCode::NOT_FOUND {
         return Err(InstallError::NotFound);
     }

@@ -101,6 +101,40 @@ mod tests {
         assert_eq!(pinned_digest("plan9-mips"), None);
     }
 
+    /// All six, as two third parties published them (docs/antigravity-1.3.0.md §1).
+    #[test]
+    fn every_pin_is_the_published_digest() {
+        let published = [
+            (
+                "linux-x86_64",
+                "9fb60956af0a9d76220a4db91ca9ac88e2a2372ad68f985ab5fceace6b825b96",
+            ),
+            (
+                "linux-aarch64",
+                "500b0bc0fb858e88f4df404d4cedf80bf9298c178291e39e383d6c50b111cbdf",
+            ),
+            (
+                "darwin-aarch64",
+                "7cd97045f7b4fe81175a107cdf16f9c51484e3c78a5162cae415338bb6aa5b88",
+            ),
+            (
+                "darwin-x86_64",
+                "bb23956b89984bf5d354af2c3725e6c57f0cc1b7228e77a0e91c9c2bc1d47646",
+            ),
+            (
+                "windows-x86_64",
+                "65215e0688681fa3116e048a9eab27ef53af1bbd6f3da3f1c52bd4911d8b17f9",
+            ),
+            (
+                "windows-aarch64",
+                "4a0f469720e9beb9438a979f543fdbfad5022ebe0992c052c590bd78b3144ca3",
+            ),
+        ];
+        for (platform, digest) in published {
+            assert_eq!(pinned_digest(platform), Some(digest), "{platform}");
+        }
+    }
+
     #[test]
     fn every_pin_is_a_well_formed_digest() -> crate::TestResult {
         for (platform, digest) in PINNED_ARCHIVE_SHA256 {

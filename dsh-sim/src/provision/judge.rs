@@ -35,6 +35,14 @@ pub fn judge_install(
                 record.downloads
             ));
         }
+        if let Some(expected) = expect.registry_fetches
+            && expected != record.registry_fetches
+        {
+            failures.push(format!(
+                "install: expected {expected} registry fetch(es), the registry host answered {}",
+                record.registry_fetches
+            ));
+        }
         if let Some(expected) = expect.outcome
             && Some(expected) != outcome
         {
@@ -57,6 +65,11 @@ pub fn judge_install(
     if outcome != Some(InstallOutcomeKind::Refused) {
         failures.extend(compare_install(record));
         failures.extend(check_launches(record, processes));
+    } else if record.started_empty && record.cache_dir.join(CURRENT_DIR).exists() {
+        failures.push(
+            "install: the install was refused, yet an install was published in the cache"
+                .to_owned(),
+        );
     }
     failures
 }
@@ -153,7 +166,40 @@ fn compare_install(record: &ProvisionRecord) -> Vec<String> {
     if !current.join(RECEIPT_FILE).is_file() {
         failures.push("the install has no receipt".to_owned());
     }
+    let expected: std::collections::BTreeSet<String> = record
+        .members
+        .iter()
+        .map(|(name, _, _)| name.clone())
+        .chain(std::iter::once(RECEIPT_FILE.to_owned()))
+        .collect();
+    for extra in files_under(&current) {
+        if !expected.contains(&extra) {
+            failures.push(format!(
+                "the install holds `{extra}`, which the archive does not"
+            ));
+        }
+    }
     failures
+}
+
+/// Every file under `dir`, as `/`-separated relative paths.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![(dir.to_path_buf(), String::new())];
+    while let Some((path, prefix)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push((entry.path(), format!("{name}/")));
+            } else {
+                found.push(name);
+            }
+        }
+    }
+    found
 }
 
 /// Every server ran from the install, with the harness path set and the registry's

@@ -20,12 +20,15 @@ use crate::scenario::ServeKind;
 pub const ARCHIVE_PATH: &str = "/agy-acp-server-1.3.0.zip";
 /// The registry document's path.
 pub const REGISTRY_PATH: &str = "/registry.json";
+/// Where `redirect_loopback` sends the archive request.
+const MOVED_PATH: &str = "/moved/agy-acp-server-1.3.0.zip";
 
 struct Served {
     archive: Bytes,
     registry: String,
     serve: ServeKind,
     downloads: AtomicUsize,
+    registry_fetches: AtomicUsize,
     stop: CancellationToken,
 }
 
@@ -55,11 +58,13 @@ impl RegistryServer {
             registry: make_registry(&archive_url),
             serve,
             downloads: AtomicUsize::new(0),
+            registry_fetches: AtomicUsize::new(0),
             stop: CancellationToken::new(),
         });
         let app = Router::new()
             .route(REGISTRY_PATH, get(registry))
             .route(ARCHIVE_PATH, get(archive_file))
+            .route(MOVED_PATH, get(moved_archive))
             .with_state(served.clone());
         let stop = served.stop.clone();
         let task = tokio::spawn(async move {
@@ -85,6 +90,16 @@ impl RegistryServer {
         self.served.downloads.load(Ordering::SeqCst)
     }
 
+    /// How many registry-document requests were answered so far.
+    pub fn registry_fetches(&self) -> usize {
+        self.served.registry_fetches.load(Ordering::SeqCst)
+    }
+
+    /// The registry document it serves.
+    pub fn registry_document(&self) -> String {
+        self.served.registry.clone()
+    }
+
     /// Stops serving (a stalled body ends) and waits for the server task.
     pub async fn stop(self) {
         self.served.stop.cancel();
@@ -98,6 +113,7 @@ impl RegistryServer {
 }
 
 async fn registry(State(served): State<Arc<Served>>) -> Response {
+    served.registry_fetches.fetch_add(1, Ordering::SeqCst);
     (
         [(header::CONTENT_TYPE, "application/json")],
         served.registry.clone(),
@@ -115,6 +131,10 @@ async fn archive_file(State(served): State<Arc<Served>>) -> Response {
         ServeKind::Flaky if count > 1 => whole.into_response(),
         ServeKind::Flaky => StatusCode::SERVICE_UNAVAILABLE.into_response(),
         ServeKind::NotFound => StatusCode::NOT_FOUND.into_response(),
+        ServeKind::RedirectLoopback => redirect(MOVED_PATH),
+        ServeKind::RedirectInsecure => {
+            redirect("http://archive.example.invalid/agy-acp-server-1.3.0.zip")
+        }
         ServeKind::Stall => {
             let stop = served.stop.clone();
             let body = futures::stream::iter([Ok::<_, std::io::Error>(half)]).chain(
@@ -143,6 +163,15 @@ async fn archive_file(State(served): State<Arc<Served>>) -> Response {
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
         }
     }
+}
+
+/// The archive behind `redirect_loopback`'s 302.
+async fn moved_archive(State(served): State<Arc<Served>>) -> Response {
+    served.archive.clone().into_response()
+}
+
+fn redirect(location: &str) -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, location.to_owned())]).into_response()
 }
 
 use futures::StreamExt;

@@ -46,6 +46,10 @@ pub struct InstallScript {
     /// How long a download may go without a byte (default 300 ms in scenarios).
     #[serde(default)]
     pub stall_timeout_ms: Option<u64>,
+    /// Give the installer the registry document itself instead of its URL (default
+    /// false), so only the archive URL is fetched.
+    #[serde(default)]
+    pub registry_inline: bool,
 }
 
 fn default_true() -> bool {
@@ -111,6 +115,10 @@ pub enum ServeKind {
     Truncated,
     /// 503 for the first request, then 200.
     Flaky,
+    /// 302 to another path on the same loopback host, which serves the archive.
+    RedirectLoopback,
+    /// 302 to a plain-HTTP URL on a non-loopback host (never resolved: `.invalid`).
+    RedirectInsecure,
 }
 
 /// The digest the installer is told.
@@ -166,6 +174,9 @@ pub struct InstallExpectation {
     /// Archive requests the runner's server answered, over the whole scenario.
     #[serde(default)]
     pub downloads: Option<usize>,
+    /// Registry-document requests the runner's server answered, over the whole scenario.
+    #[serde(default)]
+    pub registry_fetches: Option<usize>,
     /// What the chat's first launch did.
     #[serde(default)]
     pub outcome: Option<InstallOutcomeKind>,
