@@ -232,6 +232,48 @@ async fn requests_without_tools_never_fail_busy() -> TestResult {
     Ok(())
 }
 
+/// Requests without tools run one at a time (C42): while the first holds the lane, the
+/// second has not even started a process; disposal then ends the lane's persistent
+/// client too (C43). Each server appends its pid, so the file counts the processes.
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let pidfile = scratch.path().join("pids");
+    let server = ServerCommand {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "echo $$ >> \"$PIDFILE\"; trap '' TERM; exec sleep 300".into(),
+        ],
+        env: vec![("PIDFILE".into(), pidfile.display().to_string())],
+    };
+    let mut config = config(server, scratch.path())?;
+    config.timeout = Duration::from_millis(500);
+    let provider = AntigravityProvider::new(config);
+    let first = provider.generate(hello());
+    let second = provider.generate(hello());
+    let items = collect(first).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+    // The terminal part is sent before the lane is handed on: one process so far.
+    let started = std::fs::read_to_string(&pidfile)?.lines().count();
+    assert_eq!(
+        started, 1,
+        "the second request started before the first ended"
+    );
+    let items = collect(second).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+    provider.dispose().await;
+    for pid in std::fs::read_to_string(&pidfile)?.lines() {
+        let pid: u32 = pid.trim().parse()?;
+        assert!(!process_is_live(pid), "server {pid} outlived disposal");
+    }
+    assert!(
+        !turns_left(scratch.path())?,
+        "scratch directory left behind"
+    );
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn disposal_ends_running_turns() -> TestResult {
     let scratch = tempfile::tempdir()?;
