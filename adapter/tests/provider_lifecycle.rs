@@ -308,6 +308,39 @@ async fn a_disposed_provider_refuses_new_turns() -> TestResult {
     Ok(())
 }
 
+/// C72: each of the six sampling controls alone fails the request with
+/// `unsupported_option` naming it, before any server process starts.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_sampling_control_alone_is_refused_by_name() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let pidfile = scratch.path().join("pid");
+    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
+    type Set = fn(&mut antigravity_acp::contract::SamplingOptions);
+    let controls: [(&str, Set); 6] = [
+        ("temperature", |s| s.temperature = Some(0.2)),
+        ("top_p", |s| s.top_p = Some(0.9)),
+        ("top_k", |s| s.top_k = Some(40)),
+        ("max_output_tokens", |s| s.max_output_tokens = Some(256)),
+        ("stop_sequences", |s| {
+            s.stop_sequences = Some(vec!["END".into()])
+        }),
+        ("seed", |s| s.seed = Some(7)),
+    ];
+    for (name, set) in controls {
+        let mut request = hello();
+        set(&mut request.sampling);
+        let error = only_error(collect(provider.generate(request)).await?)?;
+        assert_eq!(error.code, LlmErrorCode::UnsupportedOption, "{name}");
+        assert!(error.message.contains(name), "{name}: {}", error.message);
+    }
+    assert!(
+        !pidfile.exists(),
+        "a server was started for a refused request"
+    );
+    provider.dispose().await;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn requests_the_server_cannot_honour_fail_before_any_process_starts() -> TestResult {
     let scratch = tempfile::tempdir()?;

@@ -208,6 +208,9 @@ pub enum AuthScript {
     Required,
     /// Like `required`, but `authenticate` fails with -32000 "Onboarding failed".
     Refused,
+    /// Like `required`, but `authenticate` answers `{}` without signing in, so sessions
+    /// keep answering "Authentication required" (a client must not loop on it).
+    NeverSatisfied,
     /// As the real server: signed in when `$GEMINI_HOME/antigravity-acp/settings.json`
     /// has `auth.type` and `acp_token.json` exists and has not expired (its
     /// `expiry_date`, epoch milliseconds, if any, is in the future); otherwise like

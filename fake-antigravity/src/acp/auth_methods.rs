@@ -91,6 +91,13 @@ fn authenticate_now(agent: &FakeAgent, params: &Value) -> Result<Option<Value>, 
         );
         return Err(onboarding_failed());
     }
+    if agent.script.auth == AuthScript::NeverSatisfied {
+        agent.log.info(
+            "credential_manager.py:601",
+            "fake-antigravity: authenticate answered, the sign-in is scripted to never hold",
+        );
+        return Ok(Some(json!({})));
+    }
     if !agent.is_signed_in()
         && method.starts_with("oauth-")
         && agent.script.sign_in.flow == SignInFlow::Browser

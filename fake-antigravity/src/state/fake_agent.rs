@@ -53,7 +53,7 @@ impl FakeAgent {
                 );
                 state == HomeSignIn::SignedIn
             }
-            AuthScript::Required | AuthScript::Refused => false,
+            AuthScript::Required | AuthScript::Refused | AuthScript::NeverSatisfied => false,
         };
         Self {
             script,
