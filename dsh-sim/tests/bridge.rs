@@ -163,25 +163,24 @@ async fn a_tool_the_adapter_cannot_export_is_refused() {
         r#"[{"name": "t", "input_schema": {"type": "string"}}]"#,
     )
     .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_dsh-sim"))
-        .args(["bridge", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
+    let output = bridge_with(&tools).await;
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("invalid_tool_definition"), "{stderr}");
     std::fs::write(&tools, r#"[{"nam": "t"}]"#).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_dsh-sim"))
-        .args(["bridge", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
+    let output = bridge_with(&tools).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("tools.json:1:"), "{stderr}");
     assert!(stderr.contains("unknown field `nam`"), "{stderr}");
+}
+
+/// Runs `dsh-sim bridge --tools FILE` with no stdin, to its end.
+async fn bridge_with(tools: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dsh-sim"))
+        .args(["bridge", "--tools"])
+        .arg(tools)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap()
 }

@@ -80,6 +80,20 @@ fn options_for(cache: &std::path::Path, registry: String, bytes: &[u8]) -> Insta
     }
 }
 
+/// An installer for `bytes` served by `host`, with the registry's `cmd` the server member.
+fn installer_for(
+    bytes: &[u8],
+    host: &Host,
+    cache: &std::path::Path,
+) -> Result<Installer, Box<dyn std::error::Error + Send + Sync>> {
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    Ok(Installer::new(options_for(
+        cache,
+        registry_for(&host.url, &cmd)?,
+        bytes,
+    ))?)
+}
+
 /// A served archive, a fresh cache and an installer for them, installed once.
 struct Installed {
     host: Host,
@@ -92,12 +106,7 @@ impl Installed {
         let bytes = archive(server_body)?;
         let host = serve(bytes.clone()).await?;
         let cache = tempfile::tempdir()?;
-        let cmd = format!("./{}", required_members(current_platform()?)[0]);
-        let installer = Installer::new(options_for(
-            cache.path(),
-            registry_for(&host.url, &cmd)?,
-            &bytes,
-        ))?;
+        let installer = installer_for(&bytes, &host, cache.path())?;
         installer.ensure().await?;
         Ok(Self {
             host,
@@ -122,11 +131,7 @@ async fn a_fresh_cache_is_installed_then_reused() -> TestResult {
     let host = serve(bytes.clone()).await?;
     let cache = tempfile::tempdir()?;
     let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(
-        cache.path(),
-        registry_for(&host.url, &cmd)?,
-        &bytes,
-    ))?;
+    let installer = installer_for(&bytes, &host, cache.path())?;
     let first = installer.ensure().await?;
     assert_eq!(first.outcome, InstallOutcome::Installed);
     let current = cache.path().join(CURRENT_DIR);
