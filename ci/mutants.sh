@@ -22,6 +22,9 @@ mkdir -p "$out"
 if ! command -v cargo-mutants >/dev/null 2>&1; then
     cargo install --locked cargo-mutants
 fi
+# A broken adapter fails the scenario suite at its first failing scenario instead of
+# letting every later one wait for its bound.
+export DSH_SIM_FAIL_FAST=1
 common=(--test-package antigravity-acp --test-package dsh-sim --timeout 150 -o "$out")
 case "$mode" in
     full)

@@ -41,9 +41,10 @@ enum Command {
         /// Leave artefacts for passing scenarios too.
         #[arg(long)]
         keep_artifacts: bool,
-        /// The bound on each scenario's chat, in seconds.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-        timeout: u64,
+        /// The bound on each scenario's chat, in seconds (default: 10 on the fake, 60
+        /// with --server; a scenario's own `time_bound_secs` applies when longer).
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: Option<u64>,
         /// Run only the scenarios whose path or name contains TEXT (ignoring case).
         #[arg(long, value_name = "TEXT")]
         filter: Option<String>,
@@ -413,12 +414,15 @@ fn ask(
     Ok(runtime.block_on(run_ask(args, scratch.path(), &mut out, &mut notes))?)
 }
 
+/// The default bound on a scenario's chat against a real server (`--server`).
+const REAL_SERVER_TIME_BOUND_SECS: u64 = 60;
+
 /// The `run` subcommand's options.
 struct RunSettings {
     server: Option<String>,
     artifacts: PathBuf,
     keep_artifacts: bool,
-    timeout: u64,
+    timeout: Option<u64>,
     filter: Option<String>,
     only_failed: bool,
     diagram: Option<PathBuf>,
@@ -442,7 +446,12 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
     }
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
-    options.time_bound = std::time::Duration::from_secs(settings.timeout);
+    options.time_bound = match (settings.timeout, &settings.server) {
+        (Some(secs), _) => std::time::Duration::from_secs(secs),
+        // A real server starts and answers far slower than the fake.
+        (None, Some(_)) => std::time::Duration::from_secs(REAL_SERVER_TIME_BOUND_SECS),
+        (None, None) => dsh_sim::runner::DEFAULT_TIME_BOUND,
+    };
     let mut files = dsh_sim::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");

@@ -51,7 +51,9 @@ pub struct RunnerOptions {
     pub artifacts_root: Option<PathBuf>,
     /// Leave artefacts for passing scenarios too.
     pub keep_passing_artifacts: bool,
-    /// The bound on the whole chat.
+    /// The bound on the whole chat, unless the scenario asks for a longer one
+    /// (`time_bound_secs`). Short by default, so a broken adapter fails a scenario in
+    /// seconds instead of hanging it ([`DEFAULT_TIME_BOUND`]).
     pub time_bound: Duration,
     /// The bound on the adapter's disposal.
     pub dispose_bound: Duration,
@@ -65,6 +67,15 @@ pub struct RunnerOptions {
     pub tap_program: Option<PathBuf>,
 }
 
+/// The default bound on one scenario's chat against the fake. The slowest scenario
+/// (a server that ignores SIGTERM) takes about 2 s, so 10 s leaves room for a loaded
+/// machine while a hanging adapter still fails the scenario in seconds. A scenario that
+/// needs longer says so with `time_bound_secs`.
+pub const DEFAULT_TIME_BOUND: Duration = Duration::from_secs(10);
+
+/// The default bound on the adapter's disposal at the end of a scenario.
+pub const DEFAULT_DISPOSE_BOUND: Duration = Duration::from_secs(10);
+
 impl RunnerOptions {
     /// Defaults for running against the fake launched from `program`.
     pub fn with_fake(program: PathBuf) -> Self {
@@ -72,8 +83,8 @@ impl RunnerOptions {
             server: ServerChoice::Fake { program },
             artifacts_root: None,
             keep_passing_artifacts: false,
-            time_bound: Duration::from_secs(60),
-            dispose_bound: Duration::from_secs(20),
+            time_bound: DEFAULT_TIME_BOUND,
+            dispose_bound: DEFAULT_DISPOSE_BOUND,
             limits: LoopLimits::default(),
             diagram: None,
             tap_program: None,
@@ -551,11 +562,11 @@ async fn drive_chat(
     };
     let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
     let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);
-    let bounded = tokio::time::timeout(options.time_bound, async {
+    let time_bound = chat_bound(scenario, options);
+    let bounded = tokio::time::timeout(time_bound, async {
         for entry in &scenario.dsh.chat {
             if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-                && let Err(why) =
-                    crate::run_checks::await_exits(dir, count, options.time_bound).await
+                && let Err(why) = crate::run_checks::await_exits(dir, count, time_bound).await
             {
                 failures.push(format!("before the run for {:?}: {why}", entry.user));
             }
@@ -614,8 +625,17 @@ async fn drive_chat(
             abort.cancel();
         }
         failures.push(format!(
-            "the chat did not finish within {:?}",
-            options.time_bound
+            "the chat did not finish within {time_bound:?} (a scenario that needs longer \
+             sets `time_bound_secs`)"
         ));
     }
+}
+
+/// The bound on a scenario's chat: the runner's, or the scenario's own when it is longer
+/// (a scenario never shortens the bound a slower server was given).
+fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
+    scenario
+        .time_bound_secs
+        .map(Duration::from_secs)
+        .map_or(options.time_bound, |own| own.max(options.time_bound))
 }

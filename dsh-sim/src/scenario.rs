@@ -42,6 +42,11 @@ pub struct Scenario {
     /// Whether the scenario also runs against a real server (`--server`); default true.
     #[serde(default = "default_true")]
     pub real_server: bool,
+    /// The bound on the whole chat, in seconds, for a scenario that needs longer than
+    /// the runner's default (10 s against the fake; `dsh-sim run --timeout` sets it).
+    /// The longer of the two applies.
+    #[serde(default, deserialize_with = "checks::time_bound_secs")]
+    pub time_bound_secs: Option<u64>,
     /// The fake server's script, exactly `fake_antigravity::script::Script`.
     #[serde(default, deserialize_with = "checks::checked_script")]
     pub fake: Script,

@@ -89,6 +89,12 @@ const CHAT: &str = "dsh:\n  chat:\n    - user: hi\n";
     17,
     "`rm`"
 )]
+#[case::zero_time_bound(
+    "name: x\ncovers: []\ntime_bound_secs: 0\ndsh:\n  chat:\n    - user: hi\n",
+    3,
+    18,
+    "`time_bound_secs` must be between 1 and 3600"
+)]
 #[case::bad_yaml("name: [x\n", 1, 7, "")]
 fn a_mistake_names_file_line_and_column(
     #[case] text: &str,

@@ -2,8 +2,13 @@
 //! One test per scenario file under `../scenarios`, named by its path without `.yaml`
 //! (e.g. `tool_calls/denial`), run through the library with this package's `dsh-sim`
 //! binary as the fake server. Works under `cargo test` and `cargo nextest run`.
+//!
+//! With `DSH_SIM_FAIL_FAST` set (ci/mutants.sh sets it), every scenario after the first
+//! failure fails at once without running: a broken adapter then fails the suite in
+//! seconds instead of letting every scenario wait for its bound.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use dsh_sim::runner::{RunnerOptions, Verdict, run_file};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -48,7 +53,22 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// Set once a scenario failed (only read with `DSH_SIM_FAIL_FAST`).
+static ONE_FAILED: AtomicBool = AtomicBool::new(false);
+
 fn run_trial(path: &Path, options: &RunnerOptions) -> Result<(), Failed> {
+    let fail_fast = std::env::var_os("DSH_SIM_FAIL_FAST").is_some();
+    if fail_fast && ONE_FAILED.load(Ordering::SeqCst) {
+        return Err("not run: an earlier scenario failed and DSH_SIM_FAIL_FAST is set".into());
+    }
+    let outcome = judge_trial(path, options);
+    if outcome.is_err() {
+        ONE_FAILED.store(true, Ordering::SeqCst);
+    }
+    outcome
+}
+
+fn judge_trial(path: &Path, options: &RunnerOptions) -> Result<(), Failed> {
     let report = run_file(path, options);
     match report.verdict {
         Verdict::Pass | Verdict::Skip(_) | Verdict::KnownFailure { .. } => Ok(()),

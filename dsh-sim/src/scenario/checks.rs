@@ -97,6 +97,21 @@ where
     Ok(reason)
 }
 
+/// `deserialize_with` helper for `time_bound_secs`: a bound of zero (or one over an hour)
+/// is a mistake, not a scenario.
+pub(super) fn time_bound_secs<'de, D>(deserializer: D) -> Result<Option<u64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let bound = Option::<u64>::deserialize(deserializer)?;
+    if bound.is_some_and(|secs| secs == 0 || secs > 3600) {
+        return Err(de::Error::custom(
+            "`time_bound_secs` must be between 1 and 3600 seconds",
+        ));
+    }
+    Ok(bound)
+}
+
 /// `deserialize_with` helper for `fake:`: the fake's own script checks (model catalogue,
 /// expectations after calls, ...), reported at the `fake:` node.
 pub(super) fn checked_script<'de, D>(
