@@ -368,38 +368,32 @@ impl AgentLoop {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;
             }
-            let handled = match (&tool.permission, &tool.behaviour) {
+            let side_run = match (&tool.permission, &tool.behaviour) {
                 (crate::scenario::Permission::Allow, ToolBehaviour::Subagent(task)) => {
-                    let (output, is_error) = self.run_subagent(task, transcript).await;
-                    Handled {
-                        result: ToolResult {
-                            call_id: call.call_id.clone(),
-                            tool_name: call.tool_name.clone(),
-                            output: Value::String(output),
-                            is_error,
-                        },
-                        executed: true,
-                    }
+                    Some(self.run_subagent(task, transcript).await)
                 }
-                (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => {
-                    let (output, is_error) = crate::side_requests::title(
+                (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => Some(
+                    crate::side_requests::title(
                         self.adapter.as_ref(),
                         &self.setup.model,
                         text,
                         self.run_abort.child_token(),
                     )
-                    .await;
-                    Handled {
-                        result: ToolResult {
-                            call_id: call.call_id.clone(),
-                            tool_name: call.tool_name.clone(),
-                            output: Value::String(output),
-                            is_error,
-                        },
-                        executed: true,
-                    }
-                }
-                _ => handle_call(tool, call),
+                    .await,
+                ),
+                _ => None,
+            };
+            let handled = match side_run {
+                Some((output, is_error)) => Handled {
+                    result: ToolResult {
+                        call_id: call.call_id.clone(),
+                        tool_name: call.tool_name.clone(),
+                        output: Value::String(output),
+                        is_error,
+                    },
+                    executed: true,
+                },
+                None => handle_call(tool, call),
             };
             if handled.executed {
                 *transcript
