@@ -29,33 +29,8 @@ enum Command {
         /// Scenario files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Run against this ACP server command ("<program> <args…>", split on
-        /// whitespace) instead of the fake, or `installed`: the pinned build the adapter
-        /// installs and checks itself (in the default cache). Journal-based wire checks
-        /// are skipped and scenarios marked `real_server: false` are skipped.
-        #[arg(long, value_name = "COMMAND")]
-        server: Option<String>,
-        /// Where failed scenarios leave their artefacts.
-        #[arg(long, value_name = "DIR", default_value = "target/scenario-artifacts")]
-        artifacts: PathBuf,
-        /// Leave artefacts for passing scenarios too.
-        #[arg(long)]
-        keep_artifacts: bool,
-        /// The bound on each scenario's chat, in seconds (default: 10 on the fake, 60
-        /// with --server; a scenario's own `time_bound_secs` applies when longer).
-        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
-        timeout: Option<u64>,
-        /// Run only the scenarios whose path or name contains TEXT (ignoring case).
-        #[arg(long, value_name = "TEXT")]
-        filter: Option<String>,
-        /// Run only the scenarios that failed the last time they ran (recorded in
-        /// <artifacts>/last-failed.txt by every run).
-        #[arg(long)]
-        only_failed: bool,
-        /// Write the run's Mermaid sequence diagram to FILE, passing or not (fenced for a
-        /// `.md` name, bare otherwise). Needs exactly one scenario after selection.
-        #[arg(long, value_name = "FILE")]
-        diagram: Option<PathBuf>,
+        #[command(flatten)]
+        settings: RunSettings,
     },
     /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
     /// one prompt, streaming throughput. Use a release build for meaningful figures.
@@ -286,26 +261,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Run {
-            paths,
-            server,
-            artifacts,
-            keep_artifacts,
-            timeout,
-            filter,
-            only_failed,
-            diagram,
-        } => {
+        Command::Run { paths, settings } => {
             init_logging();
-            let settings = RunSettings {
-                server,
-                artifacts,
-                keep_artifacts,
-                timeout,
-                filter,
-                only_failed,
-                diagram,
-            };
             match run(&paths, &settings) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
@@ -418,13 +375,34 @@ fn ask(
 const REAL_SERVER_TIME_BOUND_SECS: u64 = 60;
 
 /// The `run` subcommand's options.
+#[derive(Debug, clap::Args)]
 struct RunSettings {
+    /// Run against this ACP server command ("<program> <args…>", split on
+    /// whitespace) instead of the fake, or `installed`: the pinned build the adapter
+    /// installs and checks itself (in the default cache). Journal-based wire checks
+    /// are skipped and scenarios marked `real_server: false` are skipped.
+    #[arg(long, value_name = "COMMAND")]
     server: Option<String>,
+    /// Where failed scenarios leave their artefacts.
+    #[arg(long, value_name = "DIR", default_value = "target/scenario-artifacts")]
     artifacts: PathBuf,
+    /// Leave artefacts for passing scenarios too.
+    #[arg(long)]
     keep_artifacts: bool,
+    /// The bound on each scenario's chat, in seconds (default: 10 on the fake, 60
+    /// with --server; a scenario's own `time_bound_secs` applies when longer).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: Option<u64>,
+    /// Run only the scenarios whose path or name contains TEXT (ignoring case).
+    #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
+    /// Run only the scenarios that failed the last time they ran (recorded in
+    /// <artifacts>/last-failed.txt by every run).
+    #[arg(long)]
     only_failed: bool,
+    /// Write the run's Mermaid sequence diagram to FILE, passing or not (fenced for a
+    /// `.md` name, bare otherwise). Needs exactly one scenario after selection.
+    #[arg(long, value_name = "FILE")]
     diagram: Option<PathBuf>,
 }
 
