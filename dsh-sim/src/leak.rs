@@ -17,11 +17,19 @@ pub async fn find_leaks(
     scratch_root: &Path,
 ) -> Vec<String> {
     let mut leaks = Vec::new();
-    for process in processes {
-        if let Some(pid) = process.pid
-            && process_is_live(pid)
-        {
-            leaks.push(format!("server process {pid} is still running"));
+    for (n, process) in processes.iter().enumerate() {
+        match process.pid {
+            Some(pid) if process_is_live(pid) => {
+                leaks.push(format!("server process {pid} is still running"));
+            }
+            Some(_) => {}
+            // A journal without its start record: the process cannot be checked, which
+            // must not pass as "gone".
+            None => leaks.push(format!(
+                "server journal {} has no start record, so whether its process is gone \
+                 cannot be checked",
+                n + 1
+            )),
         }
         if let Some(cwd) = &process.cwd
             && Path::new(cwd).exists()

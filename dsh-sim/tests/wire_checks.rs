@@ -206,9 +206,15 @@ async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories(
     drop(listener);
     std::fs::remove_dir(&leftover).unwrap();
     facts[0].pid = Some(999_999_999);
-    let leaks = find_leaks(&facts, &[open_url], scratch.path()).await;
+    let leaks = find_leaks(&facts, std::slice::from_ref(&open_url), scratch.path()).await;
     assert!(leaks.is_empty(), "{leaks:?}");
     assert_eq!(bridge_urls(&facts), ["http://127.0.0.1:9/mcp"]);
+    // A journal without its start record cannot pass as "its process is gone".
+    facts[0].pid = None;
+    let leaks = find_leaks(&facts, &[open_url], scratch.path())
+        .await
+        .join("\n");
+    assert!(leaks.contains("has no start record"), "{leaks}");
 }
 
 #[test]
