@@ -234,6 +234,12 @@ impl AgentLoop {
                     self.record_aborted_tools(&parts);
                     return RunOutcome::AbortedWithToolsPending;
                 }
+                GenerationEnd::Finished(FinishReason::ToolCalls)
+                    if abort == Some(AbortPoint::LeaveToolCalls) =>
+                {
+                    self.record_aborted_tools(&parts);
+                    return RunOutcome::AbortedWithToolsPending;
+                }
                 GenerationEnd::Finished(FinishReason::ToolCalls) => {
                     if let Err(message) = self.run_tools(&parts, transcript).await {
                         return RunOutcome::Violation { message };

@@ -1,7 +1,8 @@
 //! The leak check after every run (not only at disposal), judged from outside on the
 //! fake's journal and the system: a process that is still alive must be idle and healthy
 //! (no prompt left unanswered, its last prompt not cancelled or failed, which would have
-//! disposed it), and no session `cwd` of a prompted (finished) session may remain. A
+//! disposed it), a process disposed that way left no scratch cwd, and no session `cwd` of
+//! a prompted (finished) session may remain. A
 //! turn that ended uncleanly is torn down after DSH holds its terminal part, so the check
 //! waits for that, with a bound. Also: waiting, with a bound, for processes to exit.
 
@@ -25,6 +26,8 @@ const POLL: Duration = Duration::from_millis(20);
 #[derive(Debug, Default)]
 struct SessionFacts {
     pid: Option<u32>,
+    /// The process's own (scratch) working directory.
+    cwd: Option<String>,
     exited: bool,
     /// The `cwd` of every session that received a prompt.
     prompted_cwds: Vec<String>,
@@ -41,7 +44,10 @@ fn session_facts(entries: &[JournalEntry]) -> SessionFacts {
     let mut prompts: HashMap<String, String> = HashMap::new();
     for entry in entries {
         match entry {
-            JournalEntry::Started { pid, .. } => facts.pid = Some(*pid),
+            JournalEntry::Started { pid, cwd, .. } => {
+                facts.pid = Some(*pid);
+                facts.cwd = Some(cwd.clone());
+            }
             JournalEntry::Exited { .. } => facts.exited = true,
             JournalEntry::AcpIn { frame } => {
                 let id = frame.get("id").map(Value::to_string).unwrap_or_default();
@@ -108,6 +114,18 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
         if live && matches!(facts.last_prompt, Some("cancelled" | "error")) {
             leaks.push(format!(
                 "server process {} is alive although its last turn did not end cleanly",
+                index + 1
+            ));
+        }
+        // A process disposed after a turn that did not end cleanly takes its scratch
+        // directory with it at once, not only at disposal (C14).
+        let unclean =
+            facts.open_prompts > 0 || matches!(facts.last_prompt, Some("cancelled" | "error"));
+        if let (false, true, Some(cwd)) = (live, unclean, &facts.cwd)
+            && Path::new(cwd).exists()
+        {
+            leaks.push(format!(
+                "server process {} is gone but its scratch cwd {cwd} still exists",
                 index + 1
             ));
         }

@@ -198,6 +198,11 @@ pub enum AbortPoint {
     /// When a generation finishes with tool calls: DSH runs none of them, records each
     /// as an error result ("aborted by the user") and ends the run.
     OnToolCalls,
+    /// When a generation finishes with tool calls: DSH runs none of them, records each
+    /// as an error result ("aborted by the user") and ends the run, but never cancels
+    /// the run's abort signal: only the next message (which supersedes the parked
+    /// exchange) can end the turn. Nothing is judged about that turn after this run.
+    LeaveToolCalls,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.
