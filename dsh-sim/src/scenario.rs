@@ -349,6 +349,12 @@ pub struct WireExpectations {
     /// The outcome of every MCP `tools/call`, in order.
     #[serde(default)]
     pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// `{ tool: text }`: every MCP `tools/call` of DSH's tool (by its DSH name or the
+    /// bridge's exported `<name>_<12 hex>`) got a result whose text
+    /// contains `text`, and there was at least one (results paired with their calls, so
+    /// parallel calls are checked one by one).
+    #[serde(default)]
+    pub mcp_results_contain: std::collections::BTreeMap<String, String>,
     /// Every MCP exchange the server had with a host MCP server, over all processes in
     /// order, as `<method> ok` or `<method> failed` (`initialize`,
     /// `notifications/initialized`, `GET` for a server stream, `tools/list`, `tools/call`).

@@ -49,8 +49,11 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
         JournalEntry::McpResponse {
             server: "dsh".into(),
             method: "tools/call".into(),
-            result: Some(json!({"content":[],"isError":true})),
+            result: Some(
+                json!({"content":[{"type":"text","text":"permission denied by DSH"}],"isError":true}),
+            ),
             error: None,
+            params: Some(json!({"name":"read_file","arguments":{}})),
         },
         JournalEntry::Exited {
             reason: "stdin closed".into(),
@@ -81,6 +84,7 @@ fn full_expectations() -> WireExpectations {
         permission_answers: Some(vec!["allow".into()]),
         mcp_tool_calls: Some(1),
         mcp_tool_results: Some(vec![McpResultKind::Error]),
+        mcp_results_contain: [("read_file".to_owned(), "denied".to_owned())].into(),
         mcp_exchanges: Some(vec!["tools/call ok".into()]),
         method_counts: [("session/load".to_owned(), 0)].into(),
         update_counts: [("tool_call".to_owned(), 0)].into(),
@@ -141,6 +145,24 @@ fn each_mismatch_is_reported() {
         !failures.contains("short"),
         "the token must never be echoed"
     );
+}
+
+/// `mcp_results_contain` judges each call's own result: a result that belongs to another
+/// call (or a tool never called) fails.
+#[test]
+fn each_tool_result_is_checked_against_its_own_call() {
+    let facts = extract(&journal(REDACTED, allow()));
+    for (tool, text) in [("read_file", "buy milk"), ("write_file", "denied")] {
+        let expect = WireExpectations {
+            mcp_results_contain: [(tool.to_owned(), text.to_owned())].into(),
+            ..Default::default()
+        };
+        let failures = check_wire(Some(&expect), &facts, Path::new("/x")).join("\n");
+        assert!(
+            failures.contains(&format!("MCP results of {tool}: expected each to contain")),
+            "{tool}: {failures}"
+        );
+    }
 }
 
 #[test]
