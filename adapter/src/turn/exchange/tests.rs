@@ -179,3 +179,76 @@ fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
     );
     Ok(())
 }
+
+/// C27: a generate that carries the exchange's calls and results but changed the model or
+/// the system prompt is no continuation: it starts a fresh turn, and the exchange it
+/// references is closed.
+#[test]
+fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
+    type Change = fn(&mut GenerateRequest);
+    let changes: [(&str, Change); 2] = [
+        ("model", |r| r.model = "antigravity-acp/gemini-3.8-flash-low".into()),
+        ("system prompt", |r| r.system = "another system prompt".into()),
+    ];
+    let base = vec![user("go")];
+    for (what, change) in changes {
+        let (registry, close, _rx) = parked(&base, &["a"]);
+        let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+        change(&mut changed);
+        assert!(
+            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            "{what}"
+        );
+        assert!(close.is_cancelled(), "{what}: the old exchange stays open");
+        assert!(!registry.withdraw(7), "{what}: the old exchange stays parked");
+    }
+    Ok(())
+}
+
+/// C27: the set of call ids must be exactly the issued one. One call replaced by another
+/// (the issued one still referenced) closes the exchange and starts afresh; an extra call
+/// beside the issued ones does too; calls that share none of the issued ids continue
+/// nothing (another conversation), and leave the exchange parked.
+#[test]
+fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
+    let base = vec![user("go")];
+    for ids in [&["a", "c"][..], &["a", "b", "c"][..]] {
+        let (registry, close, _rx) = parked(&base, &["a", "b"]);
+        let changed = request(vec![user("go"), calls(ids), results(ids)]);
+        assert!(matches!(claim(&registry, &changed)?, Claim::Fresh), "{ids:?}");
+        assert!(close.is_cancelled(), "{ids:?}: the old exchange stays open");
+        assert!(!registry.withdraw(7), "{ids:?}");
+    }
+    let (registry, close, _rx) = parked(&base, &["a", "b"]);
+    let other = request(vec![user("go"), calls(&["x", "y"]), results(&["x", "y"])]);
+    assert!(matches!(claim(&registry, &other)?, Claim::Fresh));
+    assert!(!close.is_cancelled());
+    assert!(registry.withdraw(7), "the exchange is still parked");
+    Ok(())
+}
+
+/// An exchange that does not match is skipped, not the end of the search: the next
+/// parked exchange that the request does continue is found.
+#[test]
+fn a_continuation_finds_its_exchange_behind_another() -> crate::TestResult {
+    let base = vec![user("go")];
+    let (registry, other_close, _rx) = parked(&[user("another chat")], &["x"]);
+    let (control, _receiver) = mpsc::channel(1);
+    let close = CancellationToken::new();
+    registry.park(PendingExchange {
+        id: 8,
+        issued: vec!["a".into()],
+        fingerprint: fingerprint(&request(base.clone())),
+        history: HistoryDigest::of(&base),
+        control,
+        close: close.clone(),
+    });
+    let continuation = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+    match claim(&registry, &continuation)? {
+        Claim::Continue(exchange, _) => assert_eq!(exchange.id, 8),
+        Claim::Fresh => panic!("the second exchange should continue"),
+    }
+    assert!(!other_close.is_cancelled());
+    assert!(registry.withdraw(7), "the other exchange is still parked");
+    Ok(())
+}
