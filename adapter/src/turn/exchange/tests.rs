@@ -227,28 +227,52 @@ fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
     Ok(())
 }
 
-/// An exchange that does not match is skipped, not the end of the search: the next
-/// parked exchange that the request does continue is found.
-#[test]
-fn a_continuation_finds_its_exchange_behind_another() -> crate::TestResult {
-    let base = vec![user("go")];
-    let (registry, other_close, _rx) = parked(&[user("another chat")], &["x"]);
+/// Parks exchange `id` that issued `issued` after `history`; its close token.
+fn park_more(
+    registry: &ExchangeRegistry,
+    id: u64,
+    history: &[Message],
+    issued: &[&str],
+) -> CancellationToken {
     let (control, _receiver) = mpsc::channel(1);
     let close = CancellationToken::new();
     registry.park(PendingExchange {
-        id: 8,
-        issued: vec!["a".into()],
-        fingerprint: fingerprint(&request(base.clone())),
-        history: HistoryDigest::of(&base),
+        id,
+        issued: issued.iter().map(|s| (*s).to_owned()).collect(),
+        fingerprint: fingerprint(&request(history.to_vec())),
+        history: HistoryDigest::of(history),
         control,
         close: close.clone(),
     });
+    close
+}
+
+/// Exchanges that do not match are skipped, not the end of the search (neither one of
+/// another conversation nor one with the same history but other calls): the parked
+/// exchange the request does continue is found behind them. The claim runs on a thread,
+/// waited on with a bound, so a search that never moves on fails instead of hanging.
+#[test]
+fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
+    let base = vec![user("go")];
+    let registry = ExchangeRegistry::default();
+    let other_chat = park_more(&registry, 6, &[user("another chat")], &["x"]);
+    let other_calls = park_more(&registry, 7, &base, &["y"]);
+    park_more(&registry, 8, &base, &["a"]);
     let continuation = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    match claim(&registry, &continuation)? {
-        Claim::Continue(exchange, _) => assert_eq!(exchange.id, 8),
-        Claim::Fresh => panic!("the second exchange should continue"),
-    }
-    assert!(!other_close.is_cancelled());
-    assert!(registry.withdraw(7), "the other exchange is still parked");
+    let (done, claimed) = std::sync::mpsc::channel();
+    let searching = std::thread::spawn(move || {
+        let claim = claim(&registry, &continuation).map(|c| match c {
+            Claim::Continue(exchange, _) => Some(exchange.id),
+            Claim::Fresh => None,
+        });
+        let _ = done.send((claim, registry.withdraw(6), registry.withdraw(7)));
+    });
+    let (claim, six_parked, seven_parked) = claimed
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .map_err(|_| "the claim never ended")?;
+    searching.join().map_err(|_| "the claim panicked")?;
+    assert_eq!(claim?, Some(8));
+    assert!(!other_chat.is_cancelled() && !other_calls.is_cancelled());
+    assert!(six_parked && seven_parked, "the others are still parked");
     Ok(())
 }
