@@ -589,13 +589,14 @@ async fn drive_chat(
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
             // Once DSH holds a run's terminal part, every bridge so far must be closed
-            // (C14, C33). After an abort on tool calls DSH does not wait for the turn, but
-            // the abort alone must end it (C48): every bridge refuses within a bound. After
+            // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
+            // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
+            // within a bound. After
             // DSH left the calls without aborting, the turn stays parked by design, so
             // nothing is judged until the next run.
             let Some(dir) = journal_dir else { continue };
             let open = match entry.abort {
-                Some(AbortPoint::OnToolCalls) => {
+                Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
                     bridges_closed_within(dir, crate::run_checks::SETTLE_BOUND).await
                 }
                 Some(AbortPoint::LeaveToolCalls) => continue,

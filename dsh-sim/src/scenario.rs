@@ -203,6 +203,9 @@ pub enum AbortPoint {
     /// the run's abort signal: only the next message (which supersedes the parked
     /// exchange) can end the turn. Nothing is judged about that turn after this run.
     LeaveToolCalls,
+    /// At the first block delta DSH drops the stream (an early return, the abort signal
+    /// never cancelled) and ends the run: dropping it alone must end the turn.
+    DropOnFirstDelta,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.
@@ -349,6 +352,11 @@ pub struct WireExpectations {
     /// The outcome of every MCP `tools/call`, in order.
     #[serde(default)]
     pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// Per server process in start order, why it exited as it journaled: `stdin closed`
+    /// (the client closed the ACP connection), `signal`, `error: …`, or `none` (it journaled
+    /// no exit: killed).
+    #[serde(default)]
+    pub exits: Option<Vec<String>>,
     /// `{ tool: text }`: every MCP `tools/call` of DSH's tool (by its DSH name or the
     /// bridge's exported `<name>_<12 hex>`) got a result whose text
     /// contains `text`, and there was at least one (results paired with their calls, so

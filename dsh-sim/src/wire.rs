@@ -129,6 +129,13 @@ pub fn check_wire(
             .collect();
         compare(&mut failures, "MCP tools/call results", expected, &actual);
     }
+    if let Some(expected) = &expect.exits {
+        let actual: Vec<String> = processes
+            .iter()
+            .map(|p| p.exit_reason.clone().unwrap_or_else(|| "none".to_owned()))
+            .collect();
+        compare(&mut failures, "server process exits", expected, &actual);
+    }
     for (tool, text) in &expect.mcp_results_contain {
         let results: Vec<&String> = processes
             .iter()

@@ -84,6 +84,7 @@ fn full_expectations() -> WireExpectations {
         permission_answers: Some(vec!["allow".into()]),
         mcp_tool_calls: Some(1),
         mcp_tool_results: Some(vec![McpResultKind::Error]),
+        exits: Some(vec!["stdin closed".into()]),
         mcp_results_contain: [("read_file".to_owned(), "denied".to_owned())].into(),
         mcp_exchanges: Some(vec!["tools/call ok".into()]),
         method_counts: [("session/load".to_owned(), 0)].into(),
@@ -122,6 +123,7 @@ fn each_mismatch_is_reported() {
     expect.prompts_contain = Some(vec![vec!["not in the prompt".into()]]);
     expect.prompts_lack = Some(vec![vec!["hello".into()]]);
     expect.sessions_per_process = Some(vec![2]);
+    expect.exits = Some(vec!["signal".into()]);
     expect.client_capabilities = Some(CapabilityExpectation {
         fs: Some(true),
         terminal: None,
@@ -135,6 +137,7 @@ fn each_mismatch_is_reported() {
         "initialize advertised fs false, expected true",
         "the header is not `Authorization: Bearer <64 hex>`",
         "permission answers: expected [\"allow\"], observed [\"cancelled\"]",
+        "server process exits: expected [\"signal\"], observed [\"stdin closed\"]",
     ] {
         assert!(
             failures.contains(expected),

@@ -51,6 +51,9 @@ pub struct ProcessFacts {
     pub script_failures: Vec<String>,
     /// Whether the process journaled its exit.
     pub exited: bool,
+    /// Why it exited, as it journaled (`stdin closed`: the client closed the ACP
+    /// connection; `signal`; `error: …`), `None` when it journaled no exit (killed).
+    pub exit_reason: Option<String>,
     /// The pids of child processes it spawned (and journaled).
     pub child_pids: Vec<u32>,
 }
@@ -137,7 +140,10 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 "no scripted fake turn matches the prompt (which ends with {:?})",
                 tail(prompt, 120)
             )),
-            JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::Exited { reason } => {
+                facts.exited = true;
+                facts.exit_reason = Some(reason.clone());
+            }
             JournalEntry::ChildSpawned { pid } => facts.child_pids.push(*pid),
         }
     }

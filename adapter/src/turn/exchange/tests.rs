@@ -187,8 +187,12 @@ fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
 fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
     type Change = fn(&mut GenerateRequest);
     let changes: [(&str, Change); 2] = [
-        ("model", |r| r.model = "antigravity-acp/gemini-3.8-flash-low".into()),
-        ("system prompt", |r| r.system = "another system prompt".into()),
+        ("model", |r| {
+            r.model = "antigravity-acp/gemini-3.8-flash-low".into()
+        }),
+        ("system prompt", |r| {
+            r.system = "another system prompt".into()
+        }),
     ];
     let base = vec![user("go")];
     for (what, change) in changes {
@@ -200,7 +204,10 @@ fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
             "{what}"
         );
         assert!(close.is_cancelled(), "{what}: the old exchange stays open");
-        assert!(!registry.withdraw(7), "{what}: the old exchange stays parked");
+        assert!(
+            !registry.withdraw(7),
+            "{what}: the old exchange stays parked"
+        );
     }
     Ok(())
 }
@@ -215,7 +222,10 @@ fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
     for ids in [&["a", "c"][..], &["a", "b", "c"][..]] {
         let (registry, close, _rx) = parked(&base, &["a", "b"]);
         let changed = request(vec![user("go"), calls(ids), results(ids)]);
-        assert!(matches!(claim(&registry, &changed)?, Claim::Fresh), "{ids:?}");
+        assert!(
+            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            "{ids:?}"
+        );
         assert!(close.is_cancelled(), "{ids:?}: the old exchange stays open");
         assert!(!registry.withdraw(7), "{ids:?}");
     }
