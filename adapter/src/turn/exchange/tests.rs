@@ -275,7 +275,8 @@ fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
             Claim::Continue(exchange, _) => Some(exchange.id),
             Claim::Fresh => None,
         });
-        let _ = done.send((claim, registry.withdraw(6), registry.withdraw(7)));
+        done.send((claim, registry.withdraw(6), registry.withdraw(7)))
+            .ok();
     });
     let (claim, six_parked, seven_parked) = claimed
         .recv_timeout(std::time::Duration::from_secs(10))
