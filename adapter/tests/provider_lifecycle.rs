@@ -539,3 +539,20 @@ async fn a_server_writing_garbage_leaves_nothing_behind() -> TestResult {
     );
     Ok(())
 }
+
+/// A provider dropped without `dispose` still ends its running turns: the server and its
+/// grandchild are gone, bounded, and the stream ends `disposed`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_dropped_without_dispose_ends_its_turns() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let fifo = make_fifo(scratch.path())?;
+    let provider =
+        AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch.path())?);
+    let running = provider.generate(hello());
+    let alive = server_is_up(&fifo).await?;
+    drop(provider);
+    let items = collect(running).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
+    server_is_gone(alive, "the server's end after the provider was dropped").await?;
+    Ok(())
+}

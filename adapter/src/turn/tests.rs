@@ -301,3 +301,56 @@ turns:
     within(BOUND, "the second turn's end", turn).await??;
     Ok(())
 }
+
+/// The server's stop reasons as DSH sees them: each maps to its own finish reason, and
+/// only the ones DSH has no word for become `stop`.
+#[test]
+fn stop_reasons_map_to_their_own_finish_reasons() {
+    for (stop, finish) in [
+        (StopReason::EndTurn, FinishReason::Stop),
+        (StopReason::MaxTokens, FinishReason::Length),
+        (StopReason::Refusal, FinishReason::Refusal),
+        (StopReason::Cancelled, FinishReason::Cancelled),
+        (StopReason::MaxTurnRequests, FinishReason::Stop),
+    ] {
+        assert_eq!(finish_reason(stop), finish, "{stop:?}");
+    }
+}
+
+/// Every way a turn ends puts exactly one terminal item on DSH's stream (none when DSH
+/// dropped it), and a stream DSH stopped reading does not hold the turn past the grace.
+#[tokio::test(start_paused = true)]
+async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
+    let grace = Duration::from_secs(2);
+    let finish = |reason| Some(Ok(StreamPart::Finish { reason }));
+    let cases: Vec<(Outcome, Option<Result<StreamPart, LlmErrorCode>>)> = vec![
+        (
+            Outcome::Finished(FinishReason::Length),
+            finish(FinishReason::Length),
+        ),
+        (Outcome::Cancelled, finish(FinishReason::Cancelled)),
+        (Outcome::Superseded, finish(FinishReason::Cancelled)),
+        (
+            Outcome::Failed(AdapterError::Timeout("the model segment")),
+            Some(Err(LlmErrorCode::Timeout)),
+        ),
+        (Outcome::Disposed, Some(Err(LlmErrorCode::Disposed))),
+        (Outcome::DroppedByDsh, None),
+    ];
+    for (outcome, expected) in cases {
+        let what = format!("{outcome:?}");
+        let (sink, mut stream) = PartStream::channel();
+        deliver_terminal(&sink, outcome, grace).await;
+        drop(sink);
+        let delivered = stream.recv().await.map(|item| item.map_err(|e| e.code));
+        assert_eq!(delivered, expected, "{what}");
+        assert!(stream.recv().await.is_none(), "{what}: more than one item");
+    }
+    // A DSH that holds the stream but never reads it: the turn goes on after the grace.
+    let (sink, _unread) = PartStream::channel();
+    let fill = StreamPart::BlockEnd { index: 0 };
+    while tokio::time::timeout(grace, sink.send(fill.clone())).await == Ok(true) {}
+    let delivering = deliver_terminal(&sink, Outcome::Cancelled, grace);
+    within(BOUND, "delivering to a full stream", delivering).await?;
+    Ok(())
+}
