@@ -171,6 +171,14 @@ mod tests {
         assert_eq!(tail.bytes.back(), Some(&b'd'));
     }
 
+    /// `shutdown`, bounded: a shutdown that never ends fails the test instead of hanging.
+    async fn bounded_shutdown(process: ManagedProcess, grace: Duration) -> crate::TestResult {
+        tokio::time::timeout(Duration::from_secs(20), process.shutdown(grace))
+            .await
+            .map_err(|_| "shutdown never ended")?;
+        Ok(())
+    }
+
     fn shell(script: &str) -> LaunchLine {
         LaunchLine {
             program: "sh".into(),
@@ -181,17 +189,18 @@ mod tests {
     }
 
     /// A server that floods stderr far past any pipe buffer still runs on: stderr is
-    /// drained all along (only its tail kept), so the server never blocks writing it.
+    /// drained all along (only its tail kept), so the server never blocks writing it, and
+    /// the pipe stays open (a closed one would fail, or kill with SIGPIPE, the writer).
     #[tokio::test]
     async fn a_server_flooding_stderr_is_never_held_back() -> crate::TestResult {
         use tokio::io::AsyncBufReadExt;
         let dir = tempfile::tempdir()?;
-        let command = shell("head -c 1000000 /dev/zero >&2; echo flooded; exec sleep 300");
+        let command = shell("head -c 1000000 /dev/zero >&2 && echo flooded; exec sleep 300");
         let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
         let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
         let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await??;
         assert_eq!(line.as_deref(), Some("flooded"));
-        process.shutdown(Duration::from_millis(50)).await;
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
         Ok(())
     }
 
@@ -229,7 +238,7 @@ mod tests {
         );
         let (process, pipes) = ManagedProcess::spawn(&shell(&script), dir.path())?;
         drop(pipes.stdin);
-        process.shutdown(Duration::from_secs(20)).await;
+        bounded_shutdown(process, Duration::from_secs(5)).await?;
         assert!(
             done.exists(),
             "the server was killed before its grace ran out"
@@ -269,7 +278,7 @@ mod tests {
         let pid: i32 = line.trim().parse()?;
         let pipes_stdin = pipes.stdin;
         drop(pipes_stdin);
-        process.shutdown(Duration::from_millis(50)).await;
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
         // The grandchild holds the stdout pipe: end-of-file means every process of the
         // group has exited (a zombie's descriptors are already closed).
         let eof = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;

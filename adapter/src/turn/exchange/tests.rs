@@ -1,9 +1,11 @@
 //! The continuation rules: what continues a parked exchange, what fails explicitly, and
 //! what closes it so the turn restarts from DSH's history.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
+
+use std::sync::Arc;
 
 use super::*;
 use crate::contract::{ToolCallPart, ToolDefinition, UserPart};
@@ -54,11 +56,11 @@ fn parked(
     history: &[Message],
     issued: &[&str],
 ) -> (
-    ExchangeRegistry,
+    Arc<ExchangeRegistry>,
     CancellationToken,
     mpsc::Receiver<Continuation>,
 ) {
-    let registry = ExchangeRegistry::default();
+    let registry = Arc::new(ExchangeRegistry::default());
     let (control, receiver) = mpsc::channel(1);
     let close = CancellationToken::new();
     registry.park(PendingExchange {
@@ -72,8 +74,21 @@ fn parked(
     (registry, close, receiver)
 }
 
-fn claim(registry: &ExchangeRegistry, request: &GenerateRequest) -> Result<Claim, AdapterError> {
-    registry.claim(request, &fingerprint(request))
+/// `registry.claim(request)`, run on a thread and waited on with a bound, so a search that
+/// never ends fails the test instead of hanging it.
+fn claim(
+    registry: &Arc<ExchangeRegistry>,
+    request: &GenerateRequest,
+) -> Result<Claim, AdapterError> {
+    let (done, claimed) = std::sync::mpsc::channel();
+    let (registry, request) = (registry.clone(), request.clone());
+    std::thread::spawn(move || {
+        done.send(registry.claim(&request, &fingerprint(&request)))
+            .ok();
+    });
+    claimed
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the claim never ended")
 }
 
 #[test]
@@ -259,31 +274,23 @@ fn park_more(
 
 /// Exchanges that do not match are skipped, not the end of the search (neither one of
 /// another conversation nor one with the same history but other calls): the parked
-/// exchange the request does continue is found behind them. The claim runs on a thread,
-/// waited on with a bound, so a search that never moves on fails instead of hanging.
+/// exchange the request does continue is found behind them.
 #[test]
 fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
     let base = vec![user("go")];
-    let registry = ExchangeRegistry::default();
+    let registry = Arc::new(ExchangeRegistry::default());
     let other_chat = park_more(&registry, 6, &[user("another chat")], &["x"]);
     let other_calls = park_more(&registry, 7, &base, &["y"]);
     park_more(&registry, 8, &base, &["a"]);
     let continuation = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    let (done, claimed) = std::sync::mpsc::channel();
-    let searching = std::thread::spawn(move || {
-        let claim = claim(&registry, &continuation).map(|c| match c {
-            Claim::Continue(exchange, _) => Some(exchange.id),
-            Claim::Fresh => None,
-        });
-        done.send((claim, registry.withdraw(6), registry.withdraw(7)))
-            .ok();
-    });
-    let (claim, six_parked, seven_parked) = claimed
-        .recv_timeout(std::time::Duration::from_secs(10))
-        .map_err(|_| "the claim never ended")?;
-    searching.join().map_err(|_| "the claim panicked")?;
-    assert_eq!(claim?, Some(8));
+    match claim(&registry, &continuation)? {
+        Claim::Continue(exchange, _) => assert_eq!(exchange.id, 8),
+        Claim::Fresh => panic!("the third exchange should continue"),
+    }
     assert!(!other_chat.is_cancelled() && !other_calls.is_cancelled());
-    assert!(six_parked && seven_parked, "the others are still parked");
+    assert!(
+        registry.withdraw(6) && registry.withdraw(7),
+        "the others are still parked"
+    );
     Ok(())
 }
