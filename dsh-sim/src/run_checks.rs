@@ -1,8 +1,8 @@
 //! The leak check after every run (not only at disposal), judged from outside on the
 //! fake's journal and the system: a process that is still alive must be idle and healthy
 //! (no prompt left unanswered, its last prompt not cancelled or failed, which would have
-//! disposed it), a process disposed that way left no scratch cwd, and no session `cwd` of
-//! a prompted (finished) session may remain. A
+//! disposed it), a process the adapter disposed (it closed the connection) left no scratch
+//! cwd, and no session `cwd` of a prompted (finished) session may remain. A
 //! turn that ended uncleanly is torn down after DSH holds its terminal part, so the check
 //! waits for that, with a bound. Also: waiting, with a bound, for processes to exit.
 
@@ -29,6 +29,8 @@ struct SessionFacts {
     /// The process's own (scratch) working directory.
     cwd: Option<String>,
     exited: bool,
+    /// It exited because its stdin closed: the client closed the connection (disposed it).
+    closed_by_client: bool,
     /// The `cwd` of every session that received a prompt.
     prompted_cwds: Vec<String>,
     /// Prompts not answered yet.
@@ -48,7 +50,10 @@ fn session_facts(entries: &[JournalEntry]) -> SessionFacts {
                 facts.pid = Some(*pid);
                 facts.cwd = Some(cwd.clone());
             }
-            JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::Exited { reason } => {
+                facts.exited = true;
+                facts.closed_by_client = reason == "stdin closed";
+            }
             JournalEntry::AcpIn { frame } => {
                 let id = frame.get("id").map(Value::to_string).unwrap_or_default();
                 let params = frame.get("params").unwrap_or(&Value::Null);
@@ -117,11 +122,9 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
                 index + 1
             ));
         }
-        // A process disposed after a turn that did not end cleanly takes its scratch
-        // directory with it at once, not only at disposal (C14).
-        let unclean =
-            facts.open_prompts > 0 || matches!(facts.last_prompt, Some("cancelled" | "error"));
-        if let (false, true, Some(cwd)) = (live, unclean, &facts.cwd)
+        // A process the adapter disposed (it closed the connection, and the process exited)
+        // takes its scratch directory with it at once, not only at disposal (C14).
+        if let (false, true, Some(cwd)) = (live, facts.closed_by_client, &facts.cwd)
             && Path::new(cwd).exists()
         {
             leaks.push(format!(
