@@ -354,3 +354,59 @@ async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
     within(BOUND, "delivering to a full stream", delivering).await?;
     Ok(())
 }
+
+/// A pooled process that dies between its checkout and its session (alive when checked
+/// out, gone when `session/new` is sent) is disposed and replaced by a launched one: the
+/// turn does not fail for it. The fake serving the first turn is stopped right before the
+/// second turn starts, so the connection is still open at checkout and closes under
+/// `session/new`; the log line proves the retry path (not the checkout's own check) ran.
+#[tokio::test(start_paused = true)]
+#[tracing_test::traced_test]
+async fn a_process_that_dies_after_checkout_is_replaced() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let mut first = start_turn(script, request("first", slow_tool()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    within(BOUND, "the first turn's end", first.turn).await??;
+    let (fake, _scratch) = (first._server, first._scratch);
+    // A fresh fake for the launch the retry makes.
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (server_reads, server_writes) = tokio::io::split(server);
+    let options = fake_antigravity::ServeOptions::new(fake_antigravity::parse_script(script)?);
+    let _replacement = AbortOnDropHandle::new(tokio::spawn(fake_antigravity::serve(
+        options,
+        server_reads,
+        server_writes,
+    )));
+    let (client_reads, client_writes) = tokio::io::split(client);
+    let launch = move |_: &LaunchLine, _: &Path| {
+        Ok(ServerLink::Streams(
+            Box::new(client_writes),
+            Box::new(client_reads),
+        ))
+    };
+    let (spec, mut stream) = spec_for(&config, &pool, &request("second", slow_tool()))?;
+    drop(fake);
+    let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch)));
+    let terminal = loop {
+        match within(BOUND, "the next part", stream.recv()).await? {
+            Some(Ok(part @ StreamPart::Finish { .. })) => break part,
+            Some(Ok(_)) => {}
+            Some(Err(error)) => return Err(format!("the second turn failed: {error:?}").into()),
+            None => return Err("the stream ended without a terminal part".into()),
+        }
+    };
+    assert_eq!(
+        terminal,
+        StreamPart::Finish {
+            reason: FinishReason::Stop
+        }
+    );
+    within(BOUND, "the second turn's end", turn).await??;
+    assert!(logs_contain("a pooled process was gone; starting another"));
+    Ok(())
+}
