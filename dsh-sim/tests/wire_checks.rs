@@ -168,6 +168,30 @@ fn each_tool_result_is_checked_against_its_own_call() {
     }
 }
 
+/// A tool is known by its DSH name or the bridge's `<name>_<12 hex>`; a name that only
+/// looks like it (another suffix) is another tool.
+#[test]
+fn only_the_exported_form_of_a_name_is_the_same_tool() {
+    for (called, same) in [
+        ("read_file_0123456789ab", true),
+        ("read_file_0123456789zz", false),
+        ("read_file_0123456789abc", false),
+    ] {
+        let mut journal = journal(REDACTED, allow());
+        for entry in journal[0].iter_mut() {
+            if let JournalEntry::McpResponse { params, .. } = entry {
+                *params = Some(json!({"name": called, "arguments": {}}));
+            }
+        }
+        let expect = WireExpectations {
+            mcp_results_contain: [("read_file".to_owned(), "denied".to_owned())].into(),
+            ..Default::default()
+        };
+        let failures = check_wire(Some(&expect), &extract(&journal), Path::new("/x"));
+        assert_eq!(failures.is_empty(), same, "{called}: {failures:?}");
+    }
+}
+
 #[test]
 fn script_failures_in_the_journal_always_fail() {
     let mut journal = journal(REDACTED, allow());
