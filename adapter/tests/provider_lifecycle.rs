@@ -147,30 +147,71 @@ async fn a_timed_out_server_group_is_killed() -> TestResult {
     Ok(())
 }
 
-/// Aborts a hello turn on a silent server at once; yields what the stream held and the
-/// server's pid, if it got as far as starting.
-async fn aborted_turn(
-    scratch: &Path,
-) -> Result<(Vec<Result<StreamPart, LlmError>>, Option<u32>), Failure> {
-    let pidfile = scratch.join("pid");
-    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch)?);
+/// A "server" that ignores SIGTERM and starts a grandchild in its group (as the real
+/// server starts its harness); both hold the write end of `fifo` for as long as they live.
+fn server_with_a_grandchild(fifo: &Path) -> ServerCommand {
+    ServerCommand {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "exec 3>\"$FIFO\"; trap '' TERM; (exec sleep 300) & exec sleep 300".into(),
+        ],
+        env: vec![("FIFO".into(), fifo.display().to_string())],
+    }
+}
+
+/// Makes the fifo a [`server_with_a_grandchild`] holds.
+fn make_fifo(scratch: &Path) -> Result<std::path::PathBuf, Failure> {
+    let fifo = scratch.join("alive");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success(), "mkfifo failed");
+    Ok(fifo)
+}
+
+/// Waits (bounded) until the server holds the fifo's write end: it is running. The
+/// returned read end reaches end-of-file once the server and its grandchild are gone.
+async fn server_is_up(fifo: &Path) -> Result<std::fs::File, Failure> {
+    let fifo = fifo.to_owned();
+    let open = tokio::task::spawn_blocking(move || std::fs::File::open(fifo));
+    Ok(within(BOUND, "the server's start", open).await???)
+}
+
+/// Waits (bounded) until every holder of the fifo, the server and its grandchild, is gone.
+/// The read is asynchronous, so a holder that never dies fails the test at the bound
+/// instead of keeping a blocked thread (and the test) alive.
+async fn server_is_gone(reader: std::fs::File, what: &str) -> TestResult {
+    use tokio::io::AsyncReadExt;
+    let mut reader = tokio::net::unix::pipe::Receiver::from_file(reader)?;
+    let mut sink = Vec::new();
+    within(BOUND, what, reader.read_to_end(&mut sink)).await??;
+    Ok(())
+}
+
+/// Aborts a hello turn once its server (with a grandchild) is up; yields what the stream
+/// held, after checking that the abort alone, before disposal, ended the server and its
+/// grandchild.
+async fn aborted_turn(scratch: &Path) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+    let fifo = make_fifo(scratch)?;
+    let provider = AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch)?);
     let request = hello();
     let abort = request.abort.clone();
     let stream = provider.generate(request);
+    let alive = server_is_up(&fifo).await?;
     abort.cancel();
     let items = collect(stream).await?;
+    server_is_gone(
+        alive,
+        "the server's and its grandchild's end after the abort",
+    )
+    .await?;
     provider.dispose().await;
-    let pid = match pidfile.exists() {
-        true => Some(recorded_pid(&pidfile)?),
-        false => None,
-    };
-    Ok((items, pid))
+    Ok(items)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_abort_finishes_cancelled() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let (items, _) = aborted_turn(scratch.path()).await?;
+    let items = aborted_turn(scratch.path()).await?;
     assert!(
         matches!(
             items.last(),
@@ -187,13 +228,12 @@ async fn an_abort_finishes_cancelled() -> TestResult {
     Ok(())
 }
 
+/// The abort alone (no disposal yet) ends the started server and its grandchild (C38,
+/// C49): checked unconditionally, once the server was seen running.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_abort_ends_the_server() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let (_, pid) = aborted_turn(scratch.path()).await?;
-    if let Some(pid) = pid {
-        assert!(!process_is_live(pid), "the server outlived the abort");
-    }
+    aborted_turn(scratch.path()).await?;
     Ok(())
 }
 
@@ -274,21 +314,21 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
     Ok(())
 }
 
+/// Disposal ends a running turn once its server (with a grandchild) is up: the stream
+/// fails `disposed`, and the server and its grandchild are gone (C38, C49), checked
+/// unconditionally.
 #[tokio::test(flavor = "multi_thread")]
 async fn disposal_ends_running_turns() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let pidfile = scratch.path().join("pid");
-    let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
+    let fifo = make_fifo(scratch.path())?;
+    let provider =
+        AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch.path())?);
     let running = provider.generate(hello());
+    let alive = server_is_up(&fifo).await?;
     provider.dispose().await;
     let items = collect(running).await?;
     assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
-    if pidfile.exists() {
-        assert!(
-            !process_is_live(recorded_pid(&pidfile)?),
-            "the server outlived disposal"
-        );
-    }
+    server_is_gone(alive, "the server's and its grandchild's end at disposal").await?;
     assert!(
         !turns_left(scratch.path())?,
         "scratch directory left behind"
@@ -497,5 +537,22 @@ async fn a_server_writing_garbage_leaves_nothing_behind() -> TestResult {
         !turns_left(scratch.path())?,
         "scratch directory left behind"
     );
+    Ok(())
+}
+
+/// A provider dropped without `dispose` still ends its running turns: the server and its
+/// grandchild are gone, bounded, and the stream ends `disposed`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_dropped_without_dispose_ends_its_turns() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    let fifo = make_fifo(scratch.path())?;
+    let provider =
+        AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch.path())?);
+    let running = provider.generate(hello());
+    let alive = server_is_up(&fifo).await?;
+    drop(provider);
+    let items = collect(running).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
+    server_is_gone(alive, "the server's end after the provider was dropped").await?;
     Ok(())
 }

@@ -128,6 +128,8 @@ pub const ABORTED_BY_USER: &str = "aborted by the user";
 /// How one generation ended, as the loop acts on it.
 enum GenerationEnd {
     Finished(FinishReason),
+    /// DSH dropped the stream before its terminal item.
+    Dropped,
     Failed(LlmError),
     Violation(String),
 }
@@ -219,18 +221,22 @@ impl AgentLoop {
             let Some(record) = run.generations.last_mut() else {
                 return host_failure("the generation record vanished");
             };
-            let abort_on_delta = abort == Some(AbortPoint::OnFirstDelta);
-            let end = self
-                .consume(stream, abort_on_delta, &mut record.parts)
-                .await;
+            let end = self.consume(stream, abort, &mut record.parts).await;
             let parts = record.parts.clone();
             match end {
                 GenerationEnd::Failed(error) => return RunOutcome::Failed { error },
+                GenerationEnd::Dropped => return RunOutcome::DroppedByDsh,
                 GenerationEnd::Violation(message) => return RunOutcome::Violation { message },
                 GenerationEnd::Finished(FinishReason::ToolCalls)
                     if abort == Some(AbortPoint::OnToolCalls) =>
                 {
                     self.run_abort.cancel();
+                    self.record_aborted_tools(&parts);
+                    return RunOutcome::AbortedWithToolsPending;
+                }
+                GenerationEnd::Finished(FinishReason::ToolCalls)
+                    if abort == Some(AbortPoint::LeaveToolCalls) =>
+                {
                     self.record_aborted_tools(&parts);
                     return RunOutcome::AbortedWithToolsPending;
                 }
@@ -273,7 +279,7 @@ impl AgentLoop {
     async fn consume(
         &self,
         mut stream: PartStream,
-        abort_on_delta: bool,
+        abort: Option<AbortPoint>,
         parts: &mut Vec<Result<StreamPart, LlmError>>,
     ) -> GenerationEnd {
         let mut validator = StreamValidator::new();
@@ -284,8 +290,14 @@ impl AgentLoop {
                     Err(message) => GenerationEnd::Violation(message),
                 };
             };
-            if abort_on_delta && matches!(item, Ok(StreamPart::BlockDelta { .. })) {
+            let delta = matches!(item, Ok(StreamPart::BlockDelta { .. }));
+            if delta && abort == Some(AbortPoint::OnFirstDelta) {
                 self.run_abort.cancel();
+            }
+            if delta && abort == Some(AbortPoint::DropOnFirstDelta) {
+                parts.push(item);
+                drop(stream);
+                return GenerationEnd::Dropped;
             }
             parts.push(item.clone());
             match validator.observe(&item) {

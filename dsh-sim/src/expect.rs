@@ -70,7 +70,9 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
     for (i, run) in earlier.iter().enumerate() {
         if !matches!(
             run.outcome,
-            RunOutcome::Finished { .. } | RunOutcome::AbortedWithToolsPending
+            RunOutcome::Finished { .. }
+                | RunOutcome::AbortedWithToolsPending
+                | RunOutcome::DroppedByDsh
         ) {
             failures.push(format!(
                 "run {} ({:?}) ended with {}",
@@ -94,6 +96,7 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
         }
         (RunOutcome::Finished { .. }, None, _) => {}
         (RunOutcome::AbortedWithToolsPending, None, None | Some(FinishReason::ToolCalls)) => {}
+        (RunOutcome::DroppedByDsh, None, None) => {}
         (outcome, None, _) => failures.push(format!("the last run ended with {outcome}")),
     }
 }

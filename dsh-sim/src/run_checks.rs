@@ -1,7 +1,8 @@
 //! The leak check after every run (not only at disposal), judged from outside on the
 //! fake's journal and the system: a process that is still alive must be idle and healthy
 //! (no prompt left unanswered, its last prompt not cancelled or failed, which would have
-//! disposed it), and no session `cwd` of a prompted (finished) session may remain. A
+//! disposed it), a process the adapter disposed (it closed the connection) left no scratch
+//! cwd, and no session `cwd` of a prompted (finished) session may remain. A
 //! turn that ended uncleanly is torn down after DSH holds its terminal part, so the check
 //! waits for that, with a bound. Also: waiting, with a bound, for processes to exit.
 
@@ -25,7 +26,11 @@ const POLL: Duration = Duration::from_millis(20);
 #[derive(Debug, Default)]
 struct SessionFacts {
     pid: Option<u32>,
+    /// The process's own (scratch) working directory.
+    cwd: Option<String>,
     exited: bool,
+    /// It exited because its stdin closed: the client closed the connection (disposed it).
+    closed_by_client: bool,
     /// The `cwd` of every session that received a prompt.
     prompted_cwds: Vec<String>,
     /// Prompts not answered yet.
@@ -41,8 +46,14 @@ fn session_facts(entries: &[JournalEntry]) -> SessionFacts {
     let mut prompts: HashMap<String, String> = HashMap::new();
     for entry in entries {
         match entry {
-            JournalEntry::Started { pid, .. } => facts.pid = Some(*pid),
-            JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::Started { pid, cwd, .. } => {
+                facts.pid = Some(*pid);
+                facts.cwd = Some(cwd.clone());
+            }
+            JournalEntry::Exited { reason } => {
+                facts.exited = true;
+                facts.closed_by_client = reason == "stdin closed";
+            }
             JournalEntry::AcpIn { frame } => {
                 let id = frame.get("id").map(Value::to_string).unwrap_or_default();
                 let params = frame.get("params").unwrap_or(&Value::Null);
@@ -108,6 +119,16 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
         if live && matches!(facts.last_prompt, Some("cancelled" | "error")) {
             leaks.push(format!(
                 "server process {} is alive although its last turn did not end cleanly",
+                index + 1
+            ));
+        }
+        // A process the adapter disposed (it closed the connection, and the process exited)
+        // takes its scratch directory with it at once, not only at disposal (C14).
+        if let (false, true, Some(cwd)) = (live, facts.closed_by_client, &facts.cwd)
+            && Path::new(cwd).exists()
+        {
+            leaks.push(format!(
+                "server process {} is gone but its scratch cwd {cwd} still exists",
                 index + 1
             ));
         }

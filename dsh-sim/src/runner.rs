@@ -391,6 +391,18 @@ async fn open_bridges(journal_dir: &Path) -> Vec<String> {
     open
 }
 
+/// The bridges still open once every bridge refused, or `bound` passed.
+async fn bridges_closed_within(journal_dir: &Path, bound: Duration) -> Vec<String> {
+    let started = Instant::now();
+    loop {
+        let open = open_bridges(journal_dir).await;
+        if open.is_empty() || started.elapsed() >= bound {
+            return open;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
 pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
     let mut args = vec![
@@ -588,27 +600,31 @@ async fn drive_chat(
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
             // Once DSH holds a run's terminal part, every bridge so far must be closed
-            // (C14, C33). After an abort on tool calls DSH does not wait for the turn, so
-            // there is nothing to judge at that moment.
-            if let (Some(dir), false) = (journal_dir, entry.abort == Some(AbortPoint::OnToolCalls))
-            {
-                failures.extend(
-                    open_bridges(dir)
-                        .await
-                        .into_iter()
-                        .map(|open| format!("after the run for {:?}: {open}", entry.user)),
-                );
-            }
+            // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
+            // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
+            // within a bound. After
+            // DSH left the calls without aborting, the turn stays parked by design, so
+            // nothing is judged until the next run.
+            let Some(dir) = journal_dir else { continue };
+            let open = match entry.abort {
+                Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
+                    bridges_closed_within(dir, crate::run_checks::SETTLE_BOUND).await
+                }
+                Some(AbortPoint::LeaveToolCalls) => continue,
+                Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
+            };
+            failures.extend(
+                open.into_iter()
+                    .map(|open| format!("after the run for {:?}: {open}", entry.user)),
+            );
             // After every run, not only at disposal: what is alive is idle and healthy,
-            // and no finished turn left its session cwd (C14, C38).
-            if let Some(dir) = journal_dir {
-                failures.extend(
-                    crate::run_checks::leaks_after_run(dir, crate::run_checks::SETTLE_BOUND)
-                        .await
-                        .into_iter()
-                        .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
-                );
-            }
+            // and no finished turn left its session cwd or its scratch dir (C14, C38).
+            failures.extend(
+                crate::run_checks::leaks_after_run(dir, crate::run_checks::SETTLE_BOUND)
+                    .await
+                    .into_iter()
+                    .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
+            );
         }
     })
     .await;

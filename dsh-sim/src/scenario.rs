@@ -203,6 +203,14 @@ pub enum AbortPoint {
     /// When a generation finishes with tool calls: DSH runs none of them, records each
     /// as an error result ("aborted by the user") and ends the run.
     OnToolCalls,
+    /// When a generation finishes with tool calls: DSH runs none of them, records each
+    /// as an error result ("aborted by the user") and ends the run, but never cancels
+    /// the run's abort signal: only the next message (which supersedes the parked
+    /// exchange) can end the turn. Nothing is judged about that turn after this run.
+    LeaveToolCalls,
+    /// At the first block delta DSH drops the stream (an early return, the abort signal
+    /// never cancelled) and ends the run: dropping it alone must end the turn.
+    DropOnFirstDelta,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.
@@ -349,6 +357,17 @@ pub struct WireExpectations {
     /// The outcome of every MCP `tools/call`, in order.
     #[serde(default)]
     pub mcp_tool_results: Option<Vec<McpResultKind>>,
+    /// Per server process in start order, why it exited as it journaled: `stdin closed`
+    /// (the client closed the ACP connection), `signal`, `error: …`, or `none` (it journaled
+    /// no exit: killed).
+    #[serde(default)]
+    pub exits: Option<Vec<String>>,
+    /// `{ tool: text }`: every MCP `tools/call` of DSH's tool (by its DSH name or the
+    /// bridge's exported `<name>_<12 hex>`) got a result whose text
+    /// contains `text`, and there was at least one (results paired with their calls, so
+    /// parallel calls are checked one by one).
+    #[serde(default)]
+    pub mcp_results_contain: std::collections::BTreeMap<String, String>,
     /// Every MCP exchange the server had with a host MCP server, over all processes in
     /// order, as `<method> ok` or `<method> failed` (`initialize`,
     /// `notifications/initialized`, `GET` for a server stream, `tools/list`, `tools/call`).

@@ -53,6 +53,8 @@ pub enum RunOutcome {
     /// DSH aborted the run when a generation finished with tool calls, instead of
     /// running them (the user pressed stop).
     AbortedWithToolsPending,
+    /// DSH dropped the stream at the first block delta (an early return).
+    DroppedByDsh,
     /// The adapter ended a generation with an error.
     Failed {
         /// The error.
@@ -78,6 +80,7 @@ impl std::fmt::Display for RunOutcome {
             Self::AbortedWithToolsPending => {
                 f.write_str("finish(tool_calls), then aborted by DSH with the tools pending")
             }
+            Self::DroppedByDsh => f.write_str("stream dropped by DSH at the first delta"),
             Self::Failed { error } => write!(f, "error {error}"),
             Self::Violation { message } => write!(f, "stream protocol violation: {message}"),
             Self::HostFailure { message } => write!(f, "host failure: {message}"),

@@ -129,6 +129,26 @@ pub fn check_wire(
             .collect();
         compare(&mut failures, "MCP tools/call results", expected, &actual);
     }
+    if let Some(expected) = &expect.exits {
+        let actual: Vec<String> = processes
+            .iter()
+            .map(|p| p.exit_reason.clone().unwrap_or_else(|| "none".to_owned()))
+            .collect();
+        compare(&mut failures, "server process exits", expected, &actual);
+    }
+    for (tool, text) in &expect.mcp_results_contain {
+        let results: Vec<&String> = processes
+            .iter()
+            .flat_map(|p| p.mcp_call_results.iter())
+            .filter(|(name, _)| is_exported_name_of(name, tool))
+            .map(|(_, result)| result)
+            .collect();
+        if results.is_empty() || results.iter().any(|r| !r.contains(text.as_str())) {
+            failures.push(format!(
+                "MCP results of {tool}: expected each to contain {text:?}, observed {results:?}"
+            ));
+        }
+    }
     if let Some(expected) = &expect.mcp_exchanges {
         compare(
             &mut failures,
@@ -368,4 +388,16 @@ fn check_private_cwd(
             ));
         }
     }
+}
+
+/// Whether `name` (as the server called it) is DSH's `tool`: the name itself, or the
+/// bridge's exported form `<tool>_<12 hex>`.
+fn is_exported_name_of(name: &str, tool: &str) -> bool {
+    name == tool
+        || name
+            .strip_prefix(tool)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .is_some_and(|suffix| {
+                suffix.len() == 12 && suffix.bytes().all(|b| b.is_ascii_hexdigit())
+            })
 }

@@ -49,8 +49,11 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
         JournalEntry::McpResponse {
             server: "dsh".into(),
             method: "tools/call".into(),
-            result: Some(json!({"content":[],"isError":true})),
+            result: Some(
+                json!({"content":[{"type":"text","text":"permission denied by DSH"}],"isError":true}),
+            ),
             error: None,
+            params: Some(json!({"name":"read_file","arguments":{}})),
         },
         JournalEntry::Exited {
             reason: "stdin closed".into(),
@@ -81,6 +84,8 @@ fn full_expectations() -> WireExpectations {
         permission_answers: Some(vec!["allow".into()]),
         mcp_tool_calls: Some(1),
         mcp_tool_results: Some(vec![McpResultKind::Error]),
+        exits: Some(vec!["stdin closed".into()]),
+        mcp_results_contain: [("read_file".to_owned(), "denied".to_owned())].into(),
         mcp_exchanges: Some(vec!["tools/call ok".into()]),
         method_counts: [("session/load".to_owned(), 0)].into(),
         update_counts: [("tool_call".to_owned(), 0)].into(),
@@ -118,6 +123,7 @@ fn each_mismatch_is_reported() {
     expect.prompts_contain = Some(vec![vec!["not in the prompt".into()]]);
     expect.prompts_lack = Some(vec![vec!["hello".into()]]);
     expect.sessions_per_process = Some(vec![2]);
+    expect.exits = Some(vec!["signal".into()]);
     expect.client_capabilities = Some(CapabilityExpectation {
         fs: Some(true),
         terminal: None,
@@ -131,6 +137,7 @@ fn each_mismatch_is_reported() {
         "initialize advertised fs false, expected true",
         "the header is not `Authorization: Bearer <64 hex>`",
         "permission answers: expected [\"allow\"], observed [\"cancelled\"]",
+        "server process exits: expected [\"signal\"], observed [\"stdin closed\"]",
     ] {
         assert!(
             failures.contains(expected),
@@ -141,6 +148,48 @@ fn each_mismatch_is_reported() {
         !failures.contains("short"),
         "the token must never be echoed"
     );
+}
+
+/// `mcp_results_contain` judges each call's own result: a result that belongs to another
+/// call (or a tool never called) fails.
+#[test]
+fn each_tool_result_is_checked_against_its_own_call() {
+    let facts = extract(&journal(REDACTED, allow()));
+    for (tool, text) in [("read_file", "buy milk"), ("write_file", "denied")] {
+        let expect = WireExpectations {
+            mcp_results_contain: [(tool.to_owned(), text.to_owned())].into(),
+            ..Default::default()
+        };
+        let failures = check_wire(Some(&expect), &facts, Path::new("/x")).join("\n");
+        assert!(
+            failures.contains(&format!("MCP results of {tool}: expected each to contain")),
+            "{tool}: {failures}"
+        );
+    }
+}
+
+/// A tool is known by its DSH name or the bridge's `<name>_<12 hex>`; a name that only
+/// looks like it (another suffix) is another tool.
+#[test]
+fn only_the_exported_form_of_a_name_is_the_same_tool() {
+    for (called, same) in [
+        ("read_file_0123456789ab", true),
+        ("read_file_0123456789zz", false),
+        ("read_file_0123456789abc", false),
+    ] {
+        let mut journal = journal(REDACTED, allow());
+        for entry in journal[0].iter_mut() {
+            if let JournalEntry::McpResponse { params, .. } = entry {
+                *params = Some(json!({"name": called, "arguments": {}}));
+            }
+        }
+        let expect = WireExpectations {
+            mcp_results_contain: [("read_file".to_owned(), "denied".to_owned())].into(),
+            ..Default::default()
+        };
+        let failures = check_wire(Some(&expect), &extract(&journal), Path::new("/x"));
+        assert_eq!(failures.is_empty(), same, "{called}: {failures:?}");
+    }
 }
 
 #[test]

@@ -73,6 +73,10 @@ pub enum JournalEntry {
         result: Option<Value>,
         /// The error text, when it failed (transport or JSON-RPC error).
         error: Option<String>,
+        /// The request's params (for `tools/call`: the tool's name and arguments), so
+        /// each answer pairs with its call even when calls run in parallel.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        params: Option<Value>,
     },
     /// A script expectation did not hold.
     ExpectationFailed {

@@ -181,6 +181,9 @@ async fn run(
     if behaviour.spawn_lingering_child {
         spawn_lingering_child(journal.as_deref(), log);
     }
+    if behaviour.stderr_flood_bytes > 0 {
+        flood_stderr(behaviour.stderr_flood_bytes);
+    }
     if behaviour.startup_delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
@@ -225,6 +228,22 @@ async fn run(
                 return (ExitCode::SUCCESS, "signal".to_string());
             }
         }
+    }
+}
+
+/// Writes `bytes` bytes of glog-style lines on stderr, blocking while the pipe is full.
+fn flood_stderr(bytes: u64) {
+    use std::io::Write;
+    let line =
+        b"I1201 00:00:00.000000 1 main.py:95] diagnostics flood: the server is very chatty\n";
+    let mut stderr = std::io::stderr().lock();
+    let mut written = 0u64;
+    while written < bytes {
+        // A closed stderr must not take the fake down.
+        if stderr.write_all(line).is_err() {
+            return;
+        }
+        written += line.len() as u64;
     }
 }
 

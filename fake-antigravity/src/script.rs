@@ -113,6 +113,11 @@ pub struct ProcessScript {
     /// fake. Its pid is journaled (`ChildSpawned`).
     #[serde(default)]
     pub spawn_lingering_child: bool,
+    /// At start, before reading anything, write this many bytes of diagnostics on stderr
+    /// (glog lines), blocking while the pipe is full, as a server logging heavily does: a
+    /// client that does not drain stderr leaves the fake stuck before `initialize`.
+    #[serde(default)]
+    pub stderr_flood_bytes: u64,
 }
 
 /// What the fake does once a prompt was cancelled, before it answers `cancelled`.

@@ -157,3 +157,19 @@ impl PartSender {
         self.sender.closed().await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DSH dropping the stream is what `is_closed` and `closed` report: not before.
+    #[tokio::test]
+    async fn a_dropped_stream_reports_closed_and_refuses_parts() {
+        let (sender, stream) = PartStream::channel();
+        assert!(!sender.is_closed(), "closed while DSH holds the stream");
+        drop(stream);
+        assert!(sender.is_closed(), "open after DSH dropped the stream");
+        sender.closed().await;
+        assert!(!sender.send(StreamPart::BlockEnd { index: 0 }).await);
+    }
+}

@@ -161,6 +161,91 @@ async fn drain_stderr(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<S
 mod tests {
     use super::*;
 
+    /// The tail keeps the last 64 KiB exactly (the literal, not the constant).
+    #[test]
+    fn stderr_tail_keeps_the_last_64_kib() {
+        let mut tail = StderrTail::default();
+        tail.push(&vec![b'a'; 70_000]);
+        tail.push(b"end");
+        assert_eq!(tail.bytes.len(), 65_536);
+        assert_eq!(tail.bytes.back(), Some(&b'd'));
+    }
+
+    /// `shutdown`, bounded: a shutdown that never ends fails the test instead of hanging.
+    async fn bounded_shutdown(process: ManagedProcess, grace: Duration) -> crate::TestResult {
+        tokio::time::timeout(Duration::from_secs(20), process.shutdown(grace))
+            .await
+            .map_err(|_| "shutdown never ended")?;
+        Ok(())
+    }
+
+    fn shell(script: &str) -> LaunchLine {
+        LaunchLine {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
+            digest: None,
+        }
+    }
+
+    /// A server that floods stderr far past any pipe buffer still runs on: stderr is
+    /// drained all along (only its tail kept), so the server never blocks writing it, and
+    /// the pipe stays open (a closed one would fail, or kill with SIGPIPE, the writer).
+    #[tokio::test]
+    async fn a_server_flooding_stderr_is_never_held_back() -> crate::TestResult {
+        use tokio::io::AsyncBufReadExt;
+        let dir = tempfile::tempdir()?;
+        let command = shell("head -c 1000000 /dev/zero >&2 && echo flooded; exec sleep 300");
+        let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
+        let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await??;
+        assert_eq!(line.as_deref(), Some("flooded"));
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
+        Ok(())
+    }
+
+    /// A process dropped without `shutdown` (a turn torn down abnormally) still takes
+    /// its whole group with it.
+    #[tokio::test]
+    async fn a_dropped_process_kills_its_whole_group() -> crate::TestResult {
+        use tokio::io::AsyncBufReadExt;
+        let dir = tempfile::tempdir()?;
+        let command = shell("trap '' TERM; sleep 300 & echo $!; wait");
+        let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
+        let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
+        let pid = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await??
+            .ok_or("the shell printed no pid")?;
+        drop(process);
+        let eof = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
+        assert!(
+            matches!(eof, Ok(Ok(None))),
+            "grandchild {pid} outlived the dropped process"
+        );
+        Ok(())
+    }
+
+    /// `shutdown` gives a server whose stdin closed its grace to exit by itself before
+    /// the group is killed: a server that finishes its work within the grace is not cut
+    /// short.
+    #[tokio::test]
+    async fn shutdown_lets_the_server_exit_by_itself_within_the_grace() -> crate::TestResult {
+        let dir = tempfile::tempdir()?;
+        let done = dir.path().join("exited-cleanly");
+        let script = format!(
+            "trap '' TERM; cat >/dev/null; sleep 0.2; echo ok > '{}'",
+            done.display()
+        );
+        let (process, pipes) = ManagedProcess::spawn(&shell(&script), dir.path())?;
+        drop(pipes.stdin);
+        bounded_shutdown(process, Duration::from_secs(5)).await?;
+        assert!(
+            done.exists(),
+            "the server was killed before its grace ran out"
+        );
+        Ok(())
+    }
+
     #[test]
     fn stderr_tail_is_bounded() {
         let mut tail = StderrTail::default();
@@ -193,7 +278,7 @@ mod tests {
         let pid: i32 = line.trim().parse()?;
         let pipes_stdin = pipes.stdin;
         drop(pipes_stdin);
-        process.shutdown(Duration::from_millis(50)).await;
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
         // The grandchild holds the stdout pipe: end-of-file means every process of the
         // group has exited (a zombie's descriptors are already closed).
         let eof = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;

@@ -301,3 +301,112 @@ turns:
     within(BOUND, "the second turn's end", turn).await??;
     Ok(())
 }
+
+/// The server's stop reasons as DSH sees them: each maps to its own finish reason, and
+/// only the ones DSH has no word for become `stop`.
+#[test]
+fn stop_reasons_map_to_their_own_finish_reasons() {
+    for (stop, finish) in [
+        (StopReason::EndTurn, FinishReason::Stop),
+        (StopReason::MaxTokens, FinishReason::Length),
+        (StopReason::Refusal, FinishReason::Refusal),
+        (StopReason::Cancelled, FinishReason::Cancelled),
+        (StopReason::MaxTurnRequests, FinishReason::Stop),
+    ] {
+        assert_eq!(finish_reason(stop), finish, "{stop:?}");
+    }
+}
+
+/// Every way a turn ends puts exactly one terminal item on DSH's stream (none when DSH
+/// dropped it), and a stream DSH stopped reading does not hold the turn past the grace.
+#[tokio::test(start_paused = true)]
+async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
+    let grace = Duration::from_secs(2);
+    let finish = |reason| Some(Ok(StreamPart::Finish { reason }));
+    let cases: Vec<(Outcome, Option<Result<StreamPart, LlmErrorCode>>)> = vec![
+        (
+            Outcome::Finished(FinishReason::Length),
+            finish(FinishReason::Length),
+        ),
+        (Outcome::Cancelled, finish(FinishReason::Cancelled)),
+        (Outcome::Superseded, finish(FinishReason::Cancelled)),
+        (
+            Outcome::Failed(AdapterError::Timeout("the model segment")),
+            Some(Err(LlmErrorCode::Timeout)),
+        ),
+        (Outcome::Disposed, Some(Err(LlmErrorCode::Disposed))),
+        (Outcome::DroppedByDsh, None),
+    ];
+    for (outcome, expected) in cases {
+        let what = format!("{outcome:?}");
+        let (sink, mut stream) = PartStream::channel();
+        deliver_terminal(&sink, outcome, grace).await;
+        drop(sink);
+        let delivered = stream.recv().await.map(|item| item.map_err(|e| e.code));
+        assert_eq!(delivered, expected, "{what}");
+        assert!(stream.recv().await.is_none(), "{what}: more than one item");
+    }
+    // A DSH that holds the stream but never reads it: the turn goes on after the grace.
+    let (sink, _unread) = PartStream::channel();
+    let fill = StreamPart::BlockEnd { index: 0 };
+    while tokio::time::timeout(grace, sink.send(fill.clone())).await == Ok(true) {}
+    let delivering = deliver_terminal(&sink, Outcome::Cancelled, grace);
+    within(BOUND, "delivering to a full stream", delivering).await?;
+    Ok(())
+}
+
+/// A pooled process that dies between its checkout and its session (alive when checked
+/// out, gone when `session/new` is sent) is disposed and replaced by a launched one: the
+/// turn does not fail for it. The fake serving the first turn is stopped right before the
+/// second turn starts, so the connection is still open at checkout and closes under
+/// `session/new`; the log line proves the retry path (not the checkout's own check) ran.
+#[tokio::test(start_paused = true)]
+#[tracing_test::traced_test]
+async fn a_process_that_dies_after_checkout_is_replaced() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let mut first = start_turn(script, request("first", slow_tool()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    within(BOUND, "the first turn's end", first.turn).await??;
+    let (fake, _scratch) = (first._server, first._scratch);
+    // A fresh fake for the launch the retry makes.
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (server_reads, server_writes) = tokio::io::split(server);
+    let options = fake_antigravity::ServeOptions::new(fake_antigravity::parse_script(script)?);
+    let _replacement = AbortOnDropHandle::new(tokio::spawn(fake_antigravity::serve(
+        options,
+        server_reads,
+        server_writes,
+    )));
+    let (client_reads, client_writes) = tokio::io::split(client);
+    let launch = move |_: &LaunchLine, _: &Path| {
+        Ok(ServerLink::Streams(
+            Box::new(client_writes),
+            Box::new(client_reads),
+        ))
+    };
+    let (spec, mut stream) = spec_for(&config, &pool, &request("second", slow_tool()))?;
+    drop(fake);
+    let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch)));
+    let terminal = loop {
+        match within(BOUND, "the next part", stream.recv()).await? {
+            Some(Ok(part @ StreamPart::Finish { .. })) => break part,
+            Some(Ok(_)) => {}
+            Some(Err(error)) => return Err(format!("the second turn failed: {error:?}").into()),
+            None => return Err("the stream ended without a terminal part".into()),
+        }
+    };
+    assert_eq!(
+        terminal,
+        StreamPart::Finish {
+            reason: FinishReason::Stop
+        }
+    );
+    within(BOUND, "the second turn's end", turn).await??;
+    assert!(logs_contain("a pooled process was gone; starting another"));
+    Ok(())
+}

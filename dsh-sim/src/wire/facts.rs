@@ -41,6 +41,9 @@ pub struct ProcessFacts {
     pub mcp_tool_calls: usize,
     /// How every MCP `tools/call` ended.
     pub mcp_tool_results: Vec<McpResultKind>,
+    /// Every answered MCP `tools/call` as (tool name, the text of its result's content),
+    /// paired by the journal with the call it answers.
+    pub mcp_call_results: Vec<(String, String)>,
     /// Every MCP exchange the server had with a host MCP server, in order, as
     /// `<method> ok` or `<method> failed` (`GET` for a server stream).
     pub mcp_exchanges: Vec<String>,
@@ -48,6 +51,9 @@ pub struct ProcessFacts {
     pub script_failures: Vec<String>,
     /// Whether the process journaled its exit.
     pub exited: bool,
+    /// Why it exited, as it journaled (`stdin closed`: the client closed the ACP
+    /// connection; `signal`; `error: …`), `None` when it journaled no exit (killed).
+    pub exit_reason: Option<String>,
     /// The pids of child processes it spawned (and journaled).
     pub child_pids: Vec<u32>,
 }
@@ -100,7 +106,17 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 facts.mcp_tool_calls += 1;
             }
             JournalEntry::McpRequest { .. } => {}
-            JournalEntry::McpResponse { method, result, .. } => {
+            JournalEntry::McpResponse {
+                method,
+                result,
+                params,
+                ..
+            } => {
+                if let (true, Some(result)) = (method == "tools/call", result) {
+                    facts
+                        .mcp_call_results
+                        .push((called_tool(params.as_ref()), result_text(result)));
+                }
                 let outcome = if result.is_some() { "ok" } else { "failed" };
                 facts.mcp_exchanges.push(format!("{method} {outcome}"));
                 if method == "tools/call" {
@@ -124,7 +140,10 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 "no scripted fake turn matches the prompt (which ends with {:?})",
                 tail(prompt, 120)
             )),
-            JournalEntry::Exited { .. } => facts.exited = true,
+            JournalEntry::Exited { reason } => {
+                facts.exited = true;
+                facts.exit_reason = Some(reason.clone());
+            }
             JournalEntry::ChildSpawned { pid } => facts.child_pids.push(*pid),
         }
     }
@@ -219,4 +238,28 @@ pub fn bridge_urls(processes: &[ProcessFacts]) -> Vec<String> {
         .flatten()
         .filter_map(|server| str_at(server, "url").map(str::to_owned))
         .collect()
+}
+
+/// The tool a `tools/call` named (empty when the journal does not say).
+fn called_tool(params: Option<&Value>) -> String {
+    params
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The text blocks of an MCP tool result, joined.
+fn result_text(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
 }

@@ -76,7 +76,7 @@ impl McpJournal {
         }
     }
 
-    fn response(&self, method: &str, outcome: Result<Value, String>) {
+    fn response(&self, method: &str, params: Option<Value>, outcome: Result<Value, String>) {
         if let Some(journal) = &self.journal {
             let (result, error) = match outcome {
                 Ok(result) => (Some(result), None),
@@ -87,6 +87,7 @@ impl McpJournal {
                 method: method.to_string(),
                 result,
                 error,
+                params,
             });
         }
     }
@@ -316,7 +317,8 @@ impl McpConnection {
         self.journal.request(method, Value::Null);
         match status {
             Ok(status) if allowed.contains(&status) => {
-                self.journal.response(method, Ok(json!({"status": status})));
+                self.journal
+                    .response(method, None, Ok(json!({"status": status})));
                 Ok(())
             }
             Ok(status) => Err(self.failed(
@@ -336,13 +338,14 @@ impl McpConnection {
         limit: Duration,
     ) -> Result<Value, McpClientError> {
         self.journal.request(method, params.clone());
+        let asked = Some(params.clone());
         match self.rpc.call(method, params, versioned, limit).await {
             Ok(result) => {
-                self.journal.response(method, Ok(result.clone()));
+                self.journal.response(method, asked, Ok(result.clone()));
                 Ok(result)
             }
             Err(error) => {
-                self.journal.response(method, Err(error.to_string()));
+                self.journal.response(method, asked, Err(error.to_string()));
                 Err(error)
             }
         }
@@ -397,6 +400,7 @@ impl McpConnection {
     pub fn abandoned_call(&self) {
         self.journal.response(
             "tools/call",
+            None,
             Err("abandoned: the prompt was cancelled (session/cancel)".into()),
         );
     }
@@ -406,7 +410,7 @@ impl McpConnection {
             method: method.to_string(),
             message,
         };
-        self.journal.response(method, Err(error.to_string()));
+        self.journal.response(method, None, Err(error.to_string()));
         error
     }
 }

@@ -150,3 +150,40 @@ fn a_parked_call_without_a_result_is_invalid_history() -> TestResult {
     assert!(left.try_recv().is_err());
     Ok(())
 }
+
+/// DSH's results start a fresh model segment: the deadline becomes one model timeout from
+/// the resume (a paused clock, so exact), whatever it was while parked.
+#[tokio::test(start_paused = true)]
+async fn resuming_starts_a_fresh_model_segment() -> TestResult {
+    let mut parked = parked(&["a"]);
+    let id = parked.id_of("a")?;
+    parked.turn.deadline = Instant::now();
+    let (resumed, _stream) = continuation(vec![result(&id, "ok")]);
+    parked
+        .turn
+        .resume(resumed)
+        .map_err(|outcome| format!("{outcome:?}"))?;
+    assert_eq!(
+        parked.turn.deadline,
+        Instant::now() + parked.turn.parts.timeout
+    );
+    Ok(())
+}
+
+/// The tool timeout firing after a continuation already claimed the exchange (it is on
+/// its way; the registry no longer holds the turn) does not fail the turn: it waits for
+/// the continuation one more model timeout from now.
+#[tokio::test(start_paused = true)]
+async fn a_deadline_after_the_claim_waits_one_more_model_timeout() -> TestResult {
+    let mut parked = parked(&["a"]);
+    parked.turn.deadline = Instant::now();
+    parked
+        .turn
+        .on_deadline()
+        .map_err(|outcome| format!("{outcome:?}"))?;
+    assert_eq!(
+        parked.turn.deadline,
+        Instant::now() + parked.turn.parts.timeout
+    );
+    Ok(())
+}

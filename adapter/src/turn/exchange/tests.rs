@@ -1,9 +1,11 @@
 //! The continuation rules: what continues a parked exchange, what fails explicitly, and
 //! what closes it so the turn restarts from DSH's history.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
+
+use std::sync::Arc;
 
 use super::*;
 use crate::contract::{ToolCallPart, ToolDefinition, UserPart};
@@ -54,11 +56,11 @@ fn parked(
     history: &[Message],
     issued: &[&str],
 ) -> (
-    ExchangeRegistry,
+    Arc<ExchangeRegistry>,
     CancellationToken,
     mpsc::Receiver<Continuation>,
 ) {
-    let registry = ExchangeRegistry::default();
+    let registry = Arc::new(ExchangeRegistry::default());
     let (control, receiver) = mpsc::channel(1);
     let close = CancellationToken::new();
     registry.park(PendingExchange {
@@ -72,8 +74,21 @@ fn parked(
     (registry, close, receiver)
 }
 
-fn claim(registry: &ExchangeRegistry, request: &GenerateRequest) -> Result<Claim, AdapterError> {
-    registry.claim(request, &fingerprint(request))
+/// `registry.claim(request)`, run on a thread and waited on with a bound, so a search that
+/// never ends fails the test instead of hanging it.
+fn claim(
+    registry: &Arc<ExchangeRegistry>,
+    request: &GenerateRequest,
+) -> Result<Claim, AdapterError> {
+    let (done, claimed) = std::sync::mpsc::channel();
+    let (registry, request) = (registry.clone(), request.clone());
+    std::thread::spawn(move || {
+        done.send(registry.claim(&request, &fingerprint(&request)))
+            .ok();
+    });
+    claimed
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the claim never ended")
 }
 
 #[test]
@@ -176,6 +191,106 @@ fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
     assert!(
         registry.withdraw(7),
         "the parent's exchange is still parked"
+    );
+    Ok(())
+}
+
+/// C27: a generate that carries the exchange's calls and results but changed the model or
+/// the system prompt is no continuation: it starts a fresh turn, and the exchange it
+/// references is closed.
+#[test]
+fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
+    type Change = fn(&mut GenerateRequest);
+    let changes: [(&str, Change); 2] = [
+        ("model", |r| {
+            r.model = "antigravity-acp/gemini-3.8-flash-low".into()
+        }),
+        ("system prompt", |r| {
+            r.system = "another system prompt".into()
+        }),
+    ];
+    let base = vec![user("go")];
+    for (what, change) in changes {
+        let (registry, close, _rx) = parked(&base, &["a"]);
+        let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+        change(&mut changed);
+        assert!(
+            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            "{what}"
+        );
+        assert!(close.is_cancelled(), "{what}: the old exchange stays open");
+        assert!(
+            !registry.withdraw(7),
+            "{what}: the old exchange stays parked"
+        );
+    }
+    Ok(())
+}
+
+/// C27: the set of call ids must be exactly the issued one. One call replaced by another
+/// (the issued one still referenced) closes the exchange and starts afresh; an extra call
+/// beside the issued ones does too; calls that share none of the issued ids continue
+/// nothing (another conversation), and leave the exchange parked.
+#[test]
+fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
+    let base = vec![user("go")];
+    for ids in [&["a", "c"][..], &["a", "b", "c"][..]] {
+        let (registry, close, _rx) = parked(&base, &["a", "b"]);
+        let changed = request(vec![user("go"), calls(ids), results(ids)]);
+        assert!(
+            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            "{ids:?}"
+        );
+        assert!(close.is_cancelled(), "{ids:?}: the old exchange stays open");
+        assert!(!registry.withdraw(7), "{ids:?}");
+    }
+    let (registry, close, _rx) = parked(&base, &["a", "b"]);
+    let other = request(vec![user("go"), calls(&["x", "y"]), results(&["x", "y"])]);
+    assert!(matches!(claim(&registry, &other)?, Claim::Fresh));
+    assert!(!close.is_cancelled());
+    assert!(registry.withdraw(7), "the exchange is still parked");
+    Ok(())
+}
+
+/// Parks exchange `id` that issued `issued` after `history`; its close token.
+fn park_more(
+    registry: &ExchangeRegistry,
+    id: u64,
+    history: &[Message],
+    issued: &[&str],
+) -> CancellationToken {
+    let (control, _receiver) = mpsc::channel(1);
+    let close = CancellationToken::new();
+    registry.park(PendingExchange {
+        id,
+        issued: issued.iter().map(|s| (*s).to_owned()).collect(),
+        fingerprint: fingerprint(&request(history.to_vec())),
+        history: HistoryDigest::of(history),
+        control,
+        close: close.clone(),
+    });
+    close
+}
+
+/// Exchanges that do not match are skipped, not the end of the search (neither one of
+/// another conversation nor one with the same history but other calls): the parked
+/// exchange the request does continue is found behind them.
+#[test]
+fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
+    let base = vec![user("go")];
+    let registry = Arc::new(ExchangeRegistry::default());
+    let other_chat = park_more(&registry, 6, &[user("another chat")], &["x"]);
+    let other_calls = park_more(&registry, 7, &base, &["y"]);
+    park_more(&registry, 8, &base, &["a"]);
+    let continuation = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+    match claim(&registry, &continuation)? {
+        Claim::Continue(exchange, _) => assert_eq!(exchange.id, 8),
+        Claim::Fresh => panic!("the third exchange should continue"),
+    }
+    assert!(!other_chat.is_cancelled() && !other_calls.is_cancelled());
+    assert!(
+        registry.withdraw(6) && registry.withdraw(7),
+        "the others are still parked"
     );
     Ok(())
 }
