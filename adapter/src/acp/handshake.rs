@@ -199,3 +199,59 @@ async fn select_model(
     .map_err(|e| AdapterError::remote("session/set_config_option", &e))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn session(options: serde_json::Value) -> Result<NewSessionResponse, serde_json::Error> {
+        serde_json::from_value(json!({"sessionId": "s1", "configOptions": [
+            {"currentValue": "a", "id": "model", "name": "Model", "type": "select", "options": options},
+            {"currentValue": "fast", "id": "mode", "name": "Mode", "type": "select",
+             "options": [{"value": "fast", "name": "Fast"}]}
+        ]}))
+    }
+
+    fn model_option(session: &NewSessionResponse) -> Option<&SessionConfigOption> {
+        session
+            .config_options
+            .iter()
+            .flatten()
+            .find(|option| option.id.to_string() == MODEL_OPTION)
+    }
+
+    /// The catalogue is the model option's values, flat or grouped, never another
+    /// option's.
+    #[test]
+    fn the_catalogue_reads_flat_and_grouped_model_options() -> crate::TestResult {
+        let flat = session(json!([{"value": "a", "name": "A"}, {"value": "b", "name": "B"}]))?;
+        assert_eq!(catalogue(&flat), ["a", "b"]);
+        let grouped = session(json!([
+            {"group": "g1", "name": "Gemini", "options": [{"value": "a", "name": "A"}]},
+            {"group": "g2", "name": "Claude", "options": [{"value": "c", "name": "C"}, {"value": "d", "name": "D"}]}
+        ]))?;
+        assert_eq!(catalogue(&grouped), ["a", "c", "d"]);
+        Ok(())
+    }
+
+    /// A model is offered only when it is one of the option's values, flat or grouped.
+    #[test]
+    fn only_an_offered_value_is_offered() -> crate::TestResult {
+        let flat = session(json!([{"value": "a", "name": "A"}, {"value": "b", "name": "B"}]))?;
+        let option = model_option(&flat).ok_or("no model option")?;
+        assert!(offers(option, "b"));
+        assert!(!offers(option, "c"));
+        let grouped = session(json!([
+            {"group": "g1", "name": "Gemini", "options": [{"value": "a", "name": "A"}]},
+            {"group": "g2", "name": "Claude", "options": [{"value": "c", "name": "C"}]}
+        ]))?;
+        let option = model_option(&grouped).ok_or("no model option")?;
+        assert!(offers(option, "c"));
+        assert!(offers(option, "a"));
+        assert!(!offers(option, "b"));
+        assert!(!offers(option, "C"));
+        Ok(())
+    }
+}
