@@ -43,6 +43,33 @@ pub struct Script {
     /// Process lifecycle switches: a start-up delay, exiting on its own while idle.
     #[serde(default)]
     pub lifecycle: crate::lifecycle::LifecycleScript,
+    /// How the fake answers `initialize`.
+    #[serde(default)]
+    pub initialize: InitializeScript,
+}
+
+/// The `initialize` answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitializeScript {
+    /// The `protocolVersion` the fake answers with, whatever the client asked for
+    /// (default 1, as 1.3.0; another value plays a server of another ACP version). The
+    /// fake warns on stderr when the client asks for anything but 1; dsh-sim fails the
+    /// scenario on it (C05).
+    #[serde(default = "acp_v1")]
+    pub protocol_version: u64,
+}
+
+impl Default for InitializeScript {
+    fn default() -> Self {
+        Self {
+            protocol_version: acp_v1(),
+        }
+    }
+}
+
+fn acp_v1() -> u64 {
+    1
 }
 
 /// The sign-in flow of `authenticate(oauth-personal)` / `oauth-business`.

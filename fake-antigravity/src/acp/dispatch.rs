@@ -73,7 +73,16 @@ fn handle_request(
         .log
         .debug("server.py:90", &format!("request {method}"));
     match method.as_str() {
-        "initialize" => responder.respond(initialize_result()),
+        "initialize" => {
+            let asked = params.get("protocolVersion").cloned().unwrap_or_default();
+            if asked != Value::from(1) {
+                agent.log.warning(
+                    "server.py:90",
+                    &format!("initialize: the client asked for protocolVersion {asked}, not 1"),
+                );
+            }
+            responder.respond(initialize_result(agent.script.initialize.protocol_version))
+        }
         "authenticate" => match authenticate(&agent, &params) {
             Authenticated::Now(answer) => reply(responder, answer),
             // The browser flow holds the request for minutes: never in the dispatch loop.
