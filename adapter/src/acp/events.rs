@@ -99,11 +99,11 @@ impl UpdateTracker {
 
 fn text_event(kind: BlockKind, content: ContentBlock) -> Option<ServerEvent> {
     match content {
-        ContentBlock::Text(text) if !text.text.is_empty() => Some(ServerEvent::Chunk {
+        // An empty chunk carries nothing.
+        ContentBlock::Text(text) => (!text.text.is_empty()).then_some(ServerEvent::Chunk {
             kind,
             text: text.text,
         }),
-        ContentBlock::Text(_) => None,
         _ => {
             tracing::debug!("ignored a non-text message chunk");
             None
