@@ -46,6 +46,20 @@ pub struct Script {
     /// How the fake answers `initialize`.
     #[serde(default)]
     pub initialize: InitializeScript,
+    /// How the fake answers `session/new`.
+    #[serde(default)]
+    pub session_new: SessionNewScript,
+}
+
+/// The `session/new` answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionNewScript {
+    /// Answer every `session/new` with this JSON-RPC error code (message "Internal
+    /// error"), signed in or not: a failure that is not "authentication required" (default:
+    /// none, sessions open normally).
+    #[serde(default)]
+    pub error_code: Option<i32>,
 }
 
 /// The `initialize` answer.

@@ -91,7 +91,10 @@ fn handle_request(
             }
         },
         "logout" => responder.respond(logout(&agent)),
-        "session/new" => opened(new_session(&agent, &params), responder, &cx),
+        "session/new" => match agent.script.session_new.error_code {
+            Some(code) => responder.respond_with_error(Error::new(code, "Internal error")),
+            None => opened(new_session(&agent, &params), responder, &cx),
+        },
         "session/load" => opened(reopen_session(&agent, &params, true), responder, &cx),
         "session/resume" => opened(reopen_session(&agent, &params, false), responder, &cx),
         "session/list" => responder.respond(list_sessions()),
