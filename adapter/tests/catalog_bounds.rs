@@ -2,6 +2,11 @@
 //! 131 072 bytes per definition) seen from outside, through [`StandaloneBridge`] (the very
 //! catalog and bridge a turn starts) and its `tools/list` over loopback HTTP. The numbers
 //! are written out, never taken from the adapter's constants, so a changed constant fails.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "tests make fixtures on disk and start stand-in servers (adapter/clippy.toml)"
+)]
 
 use std::time::Duration;
 

@@ -7,7 +7,11 @@
 //! At trace the ACP SDK logs whole JSON-RPC frames, prompts included: the adapter cannot
 //! filter another crate's events in the host's subscriber, so the README says not to run
 //! `agent_client_protocol` at trace in production. This test stops at debug.
-
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "tests make fixtures on disk and start stand-in servers (adapter/clippy.toml)"
+)]
 #![allow(missing_docs)]
 
 use std::io::Write;

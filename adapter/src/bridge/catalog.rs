@@ -379,6 +379,13 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_catalog_is_empty_and_one_tool_is_not() -> crate::TestResult {
+        assert!(ToolCatalog::build(&[])?.is_empty());
+        assert!(!ToolCatalog::build(&[tool("t", object())])?.is_empty());
+        Ok(())
+    }
+
+    #[test]
     fn catalog_bounds_are_enforced() {
         let many: Vec<_> = (0..=MAX_TOOLS)
             .map(|i| tool(&format!("t{i}"), object()))

@@ -156,7 +156,7 @@ fn client_frame(frame: &Value, permission_request_ids: &[Value], facts: &mut Pro
             );
             // C05, checked in every scenario: an ACP v1 client asks for version 1.
             let asked = params.get("protocolVersion").unwrap_or(&Value::Null);
-            if asked != &Value::from(1) {
+            if *asked != 1 {
                 facts.script_failures.push(format!(
                     "the client's initialize asked for ACP protocolVersion {asked}; an ACP v1 client sends 1"
                 ));

@@ -75,7 +75,7 @@ fn handle_request(
     match method.as_str() {
         "initialize" => {
             let asked = params.get("protocolVersion").cloned().unwrap_or_default();
-            if asked != Value::from(1) {
+            if asked != 1 {
                 agent.log.warning(
                     "server.py:90",
                     &format!("initialize: the client asked for protocolVersion {asked}, not 1"),
