@@ -371,6 +371,27 @@ pub enum Step {
     /// server would), a deny or `cancelled` marks it `failed`. In `yolo` mode it runs
     /// without asking.
     ForeignCall(ForeignCallStep),
+    /// A request of the server's own to the client, such as `fs/read_text_file` or
+    /// `terminal/create` (methods ACP lets an agent call on a client that advertised the
+    /// capability), with `sessionId` added to `params`. The client must refuse it with a
+    /// JSON-RPC error: a result is journaled as a failed expectation. Either way the turn
+    /// goes on.
+    ClientRequest(ClientRequestStep),
+}
+
+/// A request the fake sends to the client (`client_request:`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientRequestStep {
+    /// The method, e.g. `fs/read_text_file`, `fs/write_text_file`, `terminal/create`.
+    pub method: String,
+    /// The params (a map; `sessionId` is added).
+    #[serde(default = "empty_map")]
+    pub params: Value,
+}
+
+fn empty_map() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 /// A server-owned tool (`native:`).
