@@ -63,7 +63,7 @@ pub struct SessionNewScript {
 }
 
 /// The `initialize` answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitializeScript {
     /// The `protocolVersion` the fake answers with, whatever the client asked for
@@ -72,12 +72,18 @@ pub struct InitializeScript {
     /// scenario on it (C05).
     #[serde(default = "acp_v1")]
     pub protocol_version: u64,
+    /// Advertise only these sign-in method ids, in 1.3.0's order (default: all four,
+    /// `oauth-personal`, `oauth-business`, `gemini-api-key`, `agent-platform`); a server
+    /// without `oauth-personal` cannot be signed in through `authenticate` by the adapter.
+    #[serde(default)]
+    pub auth_methods: Option<Vec<String>>,
 }
 
 impl Default for InitializeScript {
     fn default() -> Self {
         Self {
             protocol_version: acp_v1(),
+            auth_methods: None,
         }
     }
 }

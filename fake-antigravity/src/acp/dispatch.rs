@@ -81,7 +81,19 @@ fn handle_request(
                     &format!("initialize: the client asked for protocolVersion {asked}, not 1"),
                 );
             }
-            responder.respond(initialize_result(agent.script.initialize.protocol_version))
+            let mut result = initialize_result(agent.script.initialize.protocol_version);
+            if let (Some(wanted), Some(methods)) = (
+                &agent.script.initialize.auth_methods,
+                result.get_mut("authMethods").and_then(Value::as_array_mut),
+            ) {
+                methods.retain(|method| {
+                    method
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| wanted.iter().any(|w| w == id))
+                });
+            }
+            responder.respond(result)
         }
         "authenticate" => match authenticate(&agent, &params) {
             Authenticated::Now(answer) => reply(responder, answer),
