@@ -26,6 +26,11 @@ pub(crate) enum AdapterError {
         /// The JSON-RPC error code.
         code: i32,
     },
+    /// The server answered `initialize` with an ACP protocol version other than 1.
+    #[error(
+        "the server speaks ACP protocol version {0}; this adapter speaks only version 1 (install the pinned server)"
+    )]
+    ProtocolVersion(u16),
     /// The connection to the server ended (the process exited or broke the framing).
     #[error("the server connection closed during {0}")]
     ConnectionClosed(&'static str),
@@ -95,7 +100,7 @@ impl AdapterError {
         let code = match self {
             Self::Spawn(_) | Self::ConnectionClosed(_) => LlmErrorCode::ServerUnavailable,
             Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::Internal,
-            Self::Remote { .. } => LlmErrorCode::ServerError,
+            Self::Remote { .. } | Self::ProtocolVersion(_) => LlmErrorCode::ServerError,
             Self::AuthRequired(_) => LlmErrorCode::AuthRequired,
             Self::ModelUnavailable(_) => LlmErrorCode::ModelUnavailable,
             Self::InvalidTool { .. } => LlmErrorCode::InvalidToolDefinition,

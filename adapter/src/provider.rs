@@ -217,3 +217,30 @@ impl Drop for AntigravityProvider {
         self.root.cancel();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DSH model id selects a server model only with a non-empty id after
+    /// `antigravity-acp/`; `server-default` selects the server's default.
+    #[test]
+    fn model_ids_map_to_server_models() {
+        let model = AntigravityProvider::server_model;
+        assert!(matches!(model("antigravity-acp/server-default"), Ok(None)));
+        assert!(
+            matches!(model("antigravity-acp/gemini-3-pro"), Ok(Some(m)) if m == "gemini-3-pro")
+        );
+        for refused in [
+            "antigravity-acp/",
+            "antigravity-acp",
+            "gemini-3-pro",
+            "other/gemini-3-pro",
+        ] {
+            assert!(
+                matches!(model(refused), Err(AdapterError::ModelUnavailable(_))),
+                "{refused:?} was accepted"
+            );
+        }
+    }
+}

@@ -3,7 +3,17 @@
 //! where its command comes from (an explicit command or the verified install).
 
 mod environment;
+#[allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "ManagedProcess spawns the server: the one process the adapter starts (C15)"
+)]
 mod process;
+#[allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "a turn's private scratch directory: the only directory the adapter makes (C04, C31)"
+)]
 mod scratch;
 mod source;
 

@@ -1,7 +1,11 @@
 //! Provider lifecycle against stand-in servers that never answer (plain `sh` processes):
 //! requests the server cannot serve fail explicitly, and timeout, abort, disposal and the
 //! active-turn limit all end with the process group gone.
-
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "tests make fixtures on disk and start stand-in servers (adapter/clippy.toml)"
+)]
 #![allow(missing_docs)]
 
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! Judging `expect.wire` on the fake's journal: only what crossed the wire, never the
 //! adapter's internals. Script failures the fake journaled (an unmet `expect_result`, an
-//! unmatched prompt) always fail the scenario.
+//! unmatched prompt) and an `initialize` asking for an ACP version other than 1 always
+//! fail the scenario.
 
 pub mod facts;
 
@@ -378,11 +379,22 @@ fn check_private_cwd(
     let root = scratch_root
         .canonicalize()
         .unwrap_or_else(|_| scratch_root.to_owned());
-    for cwd in processes.iter().filter_map(|p| p.cwd.as_deref()) {
-        let inside = Path::new(cwd).starts_with(&root) || Path::new(cwd).starts_with(scratch_root);
+    // The process's own cwd, and the `cwd` of every `session/new`: the latter is what
+    // scopes the real server's workspace (C62).
+    let process_cwds = processes
+        .iter()
+        .filter_map(|p| p.cwd.as_deref())
+        .map(|cwd| ("server cwd", cwd));
+    let session_cwds = processes
+        .iter()
+        .flat_map(|p| &p.session_new_cwds)
+        .map(|cwd| ("session/new cwd", cwd.as_str()));
+    for (what, cwd) in process_cwds.chain(session_cwds) {
+        let inside = Path::new(cwd).is_absolute()
+            && (Path::new(cwd).starts_with(&root) || Path::new(cwd).starts_with(scratch_root));
         if inside != expected {
             failures.push(format!(
-                "wire: server cwd {cwd} is {}under the scratch root {}",
+                "wire: {what} {cwd:?} is {}under the scratch root {}",
                 if inside { "" } else { "not " },
                 root.display()
             ));

@@ -292,3 +292,58 @@ fn a_bridge_token_must_be_256_bit_hex_and_fresh_per_turn() {
         assert_eq!(check(&journal(header, allow())).len(), 1, "{header}");
     }
 }
+
+/// The journal above with the `session/new` `cwd` replaced.
+fn journal_with_session_cwd(cwd: &str) -> Vec<Vec<JournalEntry>> {
+    let mut journal = journal(REDACTED, allow());
+    for entry in &mut journal[0] {
+        if let JournalEntry::AcpIn { frame } = entry
+            && frame["method"] == "session/new"
+        {
+            frame["params"]["cwd"] = json!(cwd);
+        }
+    }
+    journal
+}
+
+/// C62: `private_cwd` checks the `cwd` of every `session/new` (what scopes the real
+/// server's workspace), not only the process's own directory.
+#[test]
+fn private_cwd_checks_the_session_new_cwd() {
+    let expect = WireExpectations {
+        private_cwd: Some(true),
+        ..WireExpectations::default()
+    };
+    let inside = extract(&journal_with_session_cwd("/nonexistent/scratch/turn-1/s1"));
+    let failures = check_wire(Some(&expect), &inside, Path::new("/nonexistent/scratch"));
+    assert!(failures.is_empty(), "{failures:#?}");
+    for workspace in ["/home/dsh/project", "", "scratch/turn-1"] {
+        let outside = extract(&journal_with_session_cwd(workspace));
+        let failures =
+            check_wire(Some(&expect), &outside, Path::new("/nonexistent/scratch")).join("\n");
+        assert!(
+            failures.contains("session/new cwd")
+                && failures.contains("is not under the scratch root"),
+            "{workspace:?}: {failures}"
+        );
+    }
+}
+
+/// C05, checked in every scenario: an `initialize` asking for another ACP version than 1
+/// fails the run, whatever `expect.wire` says.
+#[test]
+fn an_initialize_asking_for_another_version_fails_every_scenario() {
+    let good = extract(&journal(REDACTED, allow()));
+    assert!(check_wire(None, &good, Path::new("/nonexistent")).is_empty());
+    for asked in [json!(2), json!(0), json!("1"), serde_json::Value::Null] {
+        let mut bad = journal(REDACTED, allow());
+        if let JournalEntry::AcpIn { frame } = &mut bad[0][1] {
+            frame["params"]["protocolVersion"] = asked.clone();
+        }
+        let failures = check_wire(None, &extract(&bad), Path::new("/nonexistent")).join("\n");
+        assert!(
+            failures.contains("asked for ACP protocolVersion"),
+            "{asked}: {failures}"
+        );
+    }
+}

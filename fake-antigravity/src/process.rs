@@ -9,6 +9,7 @@ pub mod glog;
 pub mod serve;
 pub mod stdio_pipes;
 pub mod stdout_lines;
+pub mod version_override;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -43,6 +43,53 @@ pub struct Script {
     /// Process lifecycle switches: a start-up delay, exiting on its own while idle.
     #[serde(default)]
     pub lifecycle: crate::lifecycle::LifecycleScript,
+    /// How the fake answers `initialize`.
+    #[serde(default)]
+    pub initialize: InitializeScript,
+    /// How the fake answers `session/new`.
+    #[serde(default)]
+    pub session_new: SessionNewScript,
+}
+
+/// The `session/new` answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionNewScript {
+    /// Answer every `session/new` with this JSON-RPC error code (message "Internal
+    /// error"), signed in or not: a failure that is not "authentication required" (default:
+    /// none, sessions open normally).
+    #[serde(default)]
+    pub error_code: Option<i32>,
+}
+
+/// The `initialize` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitializeScript {
+    /// The `protocolVersion` the fake answers with, whatever the client asked for
+    /// (default 1, as 1.3.0; another value plays a server of another ACP version). The
+    /// fake warns on stderr when the client asks for anything but 1; dsh-sim fails the
+    /// scenario on it (C05).
+    #[serde(default = "acp_v1")]
+    pub protocol_version: u64,
+    /// Advertise only these sign-in method ids, in 1.3.0's order (default: all four,
+    /// `oauth-personal`, `oauth-business`, `gemini-api-key`, `agent-platform`); a server
+    /// without `oauth-personal` cannot be signed in through `authenticate` by the adapter.
+    #[serde(default)]
+    pub auth_methods: Option<Vec<String>>,
+}
+
+impl Default for InitializeScript {
+    fn default() -> Self {
+        Self {
+            protocol_version: acp_v1(),
+            auth_methods: None,
+        }
+    }
+}
+
+fn acp_v1() -> u64 {
+    1
 }
 
 /// The sign-in flow of `authenticate(oauth-personal)` / `oauth-business`.
@@ -335,6 +382,27 @@ pub enum Step {
     /// server would), a deny or `cancelled` marks it `failed`. In `yolo` mode it runs
     /// without asking.
     ForeignCall(ForeignCallStep),
+    /// A request of the server's own to the client, such as `fs/read_text_file` or
+    /// `terminal/create` (methods ACP lets an agent call on a client that advertised the
+    /// capability), with `sessionId` added to `params`. The client must refuse it with a
+    /// JSON-RPC error: a result is journaled as a failed expectation. Either way the turn
+    /// goes on.
+    ClientRequest(ClientRequestStep),
+}
+
+/// A request the fake sends to the client (`client_request:`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientRequestStep {
+    /// The method, e.g. `fs/read_text_file`, `fs/write_text_file`, `terminal/create`.
+    pub method: String,
+    /// The params (a map; `sessionId` is added).
+    #[serde(default = "empty_map")]
+    pub params: Value,
+}
+
+fn empty_map() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 /// A server-owned tool (`native:`).

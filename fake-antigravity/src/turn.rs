@@ -4,6 +4,7 @@
 //! questions, native actions, permission requests, result expectations). Steps import
 //! the context, never the prompt handler.
 
+pub mod client_request_step;
 pub mod context;
 pub mod expectations;
 pub mod native_action;

@@ -99,11 +99,11 @@ impl UpdateTracker {
 
 fn text_event(kind: BlockKind, content: ContentBlock) -> Option<ServerEvent> {
     match content {
-        ContentBlock::Text(text) if !text.text.is_empty() => Some(ServerEvent::Chunk {
+        // An empty chunk carries nothing.
+        ContentBlock::Text(text) => (!text.text.is_empty()).then_some(ServerEvent::Chunk {
             kind,
             text: text.text,
         }),
-        ContentBlock::Text(_) => None,
         _ => {
             tracing::debug!("ignored a non-text message chunk");
             None
@@ -165,6 +165,63 @@ mod tests {
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "n2", "status": "failed"}),
         )?;
         assert!(tracker.map(refused).is_none());
+        Ok(())
+    }
+
+    /// A server tool that only starts running in a `tool_call_update` is reported; a
+    /// bridge call's update, known by its `_meta` alone, is not.
+    #[test]
+    fn a_native_tool_started_by_an_update_is_reported() -> crate::TestResult {
+        let mut tracker = UpdateTracker::new(Some(bridge()));
+        let pending = update(json!({"sessionUpdate": "tool_call", "toolCallId": "n3",
+            "title": "Run run_command?", "kind": "execute", "status": "pending"}))?;
+        assert!(tracker.map(pending).is_none());
+        let running = update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "n3", "status": "in_progress"}),
+        )?;
+        assert!(matches!(
+            tracker.map(running),
+            Some(ServerEvent::NativeAction)
+        ));
+        let unannounced_bridge = update(json!({"sessionUpdate": "tool_call_update",
+            "toolCallId": "b9", "status": "in_progress",
+            "_meta": {"mcp": {"tool": "echo_0123456789ab", "server": "dsh"}, "is_mcp_tool_call": true}}))?;
+        assert!(tracker.map(unannounced_bridge).is_none());
+        Ok(())
+    }
+
+    /// Text chunks become deltas carrying their text; empty and non-text chunks are
+    /// dropped.
+    #[test]
+    fn text_chunks_carry_their_text_and_empty_ones_nothing() -> crate::TestResult {
+        let mut tracker = UpdateTracker::new(None);
+        let text = update(
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello"}}),
+        )?;
+        match tracker.map(text) {
+            Some(ServerEvent::Chunk {
+                kind: BlockKind::Text,
+                text,
+            }) => assert_eq!(text, "hello"),
+            other => return Err(format!("a text chunk became {other:?}").into()),
+        }
+        let empty = update(
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ""}}),
+        )?;
+        assert!(
+            tracker.map(empty).is_none(),
+            "an empty chunk became a delta"
+        );
+        let empty_thought = update(
+            json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": ""}}),
+        )?;
+        assert!(tracker.map(empty_thought).is_none());
+        let image = update(json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}))?;
+        assert!(
+            tracker.map(image).is_none(),
+            "a non-text chunk became a delta"
+        );
         Ok(())
     }
 

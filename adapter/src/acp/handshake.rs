@@ -1,5 +1,5 @@
-//! The handshake, in two parts: `initialize` (no fs, no terminal) once per process, and
-//! per session `session/new` with the bridge as the only MCP server, one
+//! The handshake, in two parts: `initialize` (ACP v1 only, no fs, no terminal) once per
+//! process, and per session `session/new` with the bridge as the only MCP server, one
 //! `authenticate(oauth-personal)` (bounded, and only when the server can open a browser;
 //! see [`super::sign_in`]) and retry when the server answers "authentication required",
 //! then the requested model through `session/set_config_option` (unless the request asks
@@ -45,7 +45,10 @@ pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, A
         )
         .block_task()
         .await
-        .map_err(|e| AdapterError::remote("initialize", &e))?;
+        .map_err(|e| match negotiated_other_version(&e) {
+            Some(version) => AdapterError::ProtocolVersion(version),
+            None => AdapterError::remote("initialize", &e),
+        })?;
     Ok(ServerInfo {
         offers_oauth: init
             .auth_methods
@@ -53,6 +56,22 @@ pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, A
             .any(|method| method.id().to_string() == AUTH_METHOD),
         closes_sessions: init.agent_capabilities.session_capabilities.close.is_some(),
     })
+}
+
+/// The ACP version a server answered `initialize` with, when the SDK refused the answer
+/// for not being version 1 (C05). The SDK (a v1 client) refuses it itself, as a local
+/// `-32600` whose data reads "required ACP protocol version 1 but peer negotiated N; …";
+/// only the number is kept.
+fn negotiated_other_version(error: &agent_client_protocol::Error) -> Option<u16> {
+    if error.code != ErrorCode::INVALID_REQUEST {
+        return None;
+    }
+    let data = error.data.as_ref()?.as_str()?;
+    let (_, rest) = data.split_once("peer negotiated ")?;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Opens a session in `cwd` with `mcp_servers`, signing in once if the server asks.
@@ -198,4 +217,105 @@ async fn select_model(
     .await
     .map_err(|e| AdapterError::remote("session/set_config_option", &e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn session(options: serde_json::Value) -> Result<NewSessionResponse, serde_json::Error> {
+        serde_json::from_value(json!({"sessionId": "s1", "configOptions": [
+            {"currentValue": "a", "id": "model", "name": "Model", "type": "select", "options": options},
+            {"currentValue": "fast", "id": "mode", "name": "Mode", "type": "select",
+             "options": [{"value": "fast", "name": "Fast"}]}
+        ]}))
+    }
+
+    fn model_option(session: &NewSessionResponse) -> Option<&SessionConfigOption> {
+        session
+            .config_options
+            .iter()
+            .flatten()
+            .find(|option| option.id.to_string() == MODEL_OPTION)
+    }
+
+    /// An `initialize` against the fake in process (over a duplex), answering
+    /// `protocol_version`.
+    async fn initialize_against(protocol_version: u64) -> Result<ServerInfo, AdapterError> {
+        let mut script = fake_antigravity::script::Script::default();
+        script.initialize.protocol_version = protocol_version;
+        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let options = fake_antigravity::process::serve::ServeOptions::new(script);
+        let _server = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
+            fake_antigravity::process::serve::serve(options, server_read, server_write),
+        ));
+        let (client_read, client_write) = tokio::io::split(client_end);
+        let connection =
+            super::super::AcpConnection::connect_streams(client_write, client_read).await?;
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            initialize(connection.cx()),
+        )
+        .await
+        .map_err(|_| AdapterError::Timeout("initialize"))?;
+        connection
+            .close(std::time::Duration::from_millis(100))
+            .await;
+        answer
+    }
+
+    /// C05: the adapter speaks ACP v1 only; a server answering another version is refused
+    /// with `server_error` and a message saying so (no remote text).
+    #[tokio::test]
+    async fn a_server_of_another_acp_version_is_refused() -> crate::TestResult {
+        assert!(initialize_against(1).await.is_ok());
+        let error = initialize_against(2)
+            .await
+            .err()
+            .ok_or("a server answering ACP version 2 was accepted")?;
+        let llm = error.to_llm_error();
+        assert_eq!(llm.code, crate::contract::LlmErrorCode::ServerError);
+        assert!(llm.message.contains("protocol version 2"), "{llm}");
+        assert!(
+            !llm.message.contains("peer negotiated"),
+            "SDK text leaked: {llm}"
+        );
+        Ok(())
+    }
+
+    /// The catalogue is the model option's values, flat or grouped, never another
+    /// option's.
+    #[test]
+    fn the_catalogue_reads_flat_and_grouped_model_options() -> crate::TestResult {
+        let flat = session(json!([{"value": "a", "name": "A"}, {"value": "b", "name": "B"}]))?;
+        assert_eq!(catalogue(&flat), ["a", "b"]);
+        let grouped = session(json!([
+            {"group": "g1", "name": "Gemini", "options": [{"value": "a", "name": "A"}]},
+            {"group": "g2", "name": "Claude", "options": [{"value": "c", "name": "C"}, {"value": "d", "name": "D"}]}
+        ]))?;
+        assert_eq!(catalogue(&grouped), ["a", "c", "d"]);
+        Ok(())
+    }
+
+    /// A model is offered only when it is one of the option's values, flat or grouped.
+    #[test]
+    fn only_an_offered_value_is_offered() -> crate::TestResult {
+        let flat = session(json!([{"value": "a", "name": "A"}, {"value": "b", "name": "B"}]))?;
+        let option = model_option(&flat).ok_or("no model option")?;
+        assert!(offers(option, "b"));
+        assert!(!offers(option, "c"));
+        let grouped = session(json!([
+            {"group": "g1", "name": "Gemini", "options": [{"value": "a", "name": "A"}]},
+            {"group": "g2", "name": "Claude", "options": [{"value": "c", "name": "C"}]}
+        ]))?;
+        let option = model_option(&grouped).ok_or("no model option")?;
+        assert!(offers(option, "c"));
+        assert!(offers(option, "a"));
+        assert!(!offers(option, "b"));
+        assert!(!offers(option, "C"));
+        Ok(())
+    }
 }

@@ -256,6 +256,135 @@ mod tests {
         Ok(())
     }
 
+    /// A definition of exactly `size` bytes (name, description and schema as JSON), with
+    /// `name_bytes` of name and `description_bytes` of description; the rest is schema.
+    fn definition_of(
+        size: usize,
+        name_bytes: usize,
+        description_bytes: usize,
+    ) -> Result<ToolDefinition, String> {
+        let name = "n".repeat(name_bytes);
+        let description = "d".repeat(description_bytes);
+        let empty = serde_json::to_vec(&json!({"type": "object", "description": ""}))
+            .map_err(|e| e.to_string())?
+            .len();
+        let padding = size
+            .checked_sub(name_bytes + description_bytes + empty)
+            .ok_or("the definition cannot be that small")?;
+        let definition = ToolDefinition {
+            name,
+            description,
+            input_schema: json!({"type": "object", "description": "s".repeat(padding)}),
+        };
+        let schema = serde_json::to_vec(&definition.input_schema)
+            .map_err(|e| e.to_string())?
+            .len();
+        assert_eq!(name_bytes + description_bytes + schema, size);
+        Ok(definition)
+    }
+
+    /// C56 with the design's literal bounds: 256 tools pass, 257 are refused.
+    #[test]
+    fn at_most_256_tools_literally() {
+        let tools: Vec<_> = (0..257).map(|i| tool(&format!("t{i}"), object())).collect();
+        assert!(
+            ToolCatalog::build(&tools[..256]).is_ok(),
+            "256 tools refused"
+        );
+        let refused = ToolCatalog::build(&tools).err();
+        assert!(
+            matches!(refused, Some(AdapterError::InvalidTool { .. })),
+            "257 tools accepted"
+        );
+    }
+
+    /// C56 with the design's literal bound: a definition of exactly 128 KiB (131 072
+    /// bytes) passes and one byte more is refused, whichever part carries the bytes (the
+    /// name, the description or the schema all count).
+    #[rstest]
+    #[case::schema(1, 0)]
+    #[case::name(100_000, 0)]
+    #[case::description(1, 100_000)]
+    #[case::all_three(40_000, 40_000)]
+    fn a_definition_may_be_131_072_bytes_and_no_more(
+        #[case] name_bytes: usize,
+        #[case] description_bytes: usize,
+    ) -> crate::TestResult {
+        let at_limit = definition_of(131_072, name_bytes, description_bytes)?;
+        if let Err(error) = ToolCatalog::build(&[at_limit]) {
+            return Err(
+                format!("a definition of exactly 131 072 bytes was refused: {error}").into(),
+            );
+        }
+        let over = definition_of(131_073, name_bytes, description_bytes)?;
+        assert!(
+            matches!(
+                ToolCatalog::build(&[over]),
+                Err(AdapterError::InvalidTool { .. })
+            ),
+            "a definition of 131 073 bytes was accepted"
+        );
+        Ok(())
+    }
+
+    /// A retriever that counts what it is asked for and answers with a permissive schema,
+    /// so a test can tell "never asked" from "asked and failed".
+    #[derive(Default, Clone)]
+    struct CountingRetriever {
+        asked: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl jsonschema::Retrieve for CountingRetriever {
+        fn retrieve(
+            &self,
+            _uri: &jsonschema::Uri<String>,
+        ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(json!({"type": "string"}))
+        }
+    }
+
+    /// C58: the adapter's retriever refuses every remote document outright: asked for one,
+    /// it returns an error without fetching or inventing a document. (The counting
+    /// retriever shows a remote `$ref` does reach the retriever, so the refusal is the
+    /// adapter's, not the validator skipping the reference.)
+    #[test]
+    fn a_remote_reference_is_refused_not_fetched() -> crate::TestResult {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}});
+        let counting = CountingRetriever::default();
+        let built = jsonschema::options()
+            .with_retriever(counting.clone())
+            .build(&schema);
+        assert!(
+            built.is_ok(),
+            "a retriever that answers makes the schema valid"
+        );
+        assert_eq!(
+            counting.asked.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "the remote reference reached the retriever"
+        );
+        let uri = jsonschema::uri::from_str("https://example.com/s.json")?;
+        let answer = jsonschema::Retrieve::retrieve(&RefuseRemoteReferences, &uri);
+        let refusal = answer
+            .err()
+            .ok_or("the adapter's retriever returned a document")?;
+        assert!(refusal.to_string().contains("not fetched"), "{refusal}");
+        let error = ToolCatalog::build(&[tool("t", schema)])
+            .err()
+            .ok_or("a remote reference was accepted")?;
+        assert!(error.to_string().contains("not fetched"), "{error}");
+        Ok(())
+    }
+
+    #[test]
+    fn an_empty_catalog_is_empty_and_one_tool_is_not() -> crate::TestResult {
+        assert!(ToolCatalog::build(&[])?.is_empty());
+        assert!(!ToolCatalog::build(&[tool("t", object())])?.is_empty());
+        Ok(())
+    }
+
     #[test]
     fn catalog_bounds_are_enforced() {
         let many: Vec<_> = (0..=MAX_TOOLS)

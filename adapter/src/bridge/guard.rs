@@ -126,6 +126,12 @@ mod tests {
     #[case::foreign_host(Method::POST, &[("host", "evil.example:4000"), ("authorization", "Bearer abc")], Some(421))]
     #[case::no_token(Method::POST, &[("host", "127.0.0.1:4000")], Some(401))]
     #[case::wrong_token(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abd")], Some(401))]
+    // Two differing bytes whose differences are equal (a^b == b^a): an XOR fold would
+    // let them cancel out.
+    #[case::two_swapped_bytes(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer bac")], Some(401))]
+    #[case::two_bytes_differing_alike(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer `cc")], Some(401))]
+    #[case::token_longer(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abcd")], Some(401))]
+    #[case::token_case(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "bearer abc")], Some(401))]
     #[case::token_prefix(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer ab")], Some(401))]
     #[case::malformed_version(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abc"), ("mcp-protocol-version", "2026-7-28")], Some(400))]
     #[case::newer_version(Method::POST, &[("host", "127.0.0.1:4000"), ("authorization", "Bearer abc"), ("mcp-protocol-version", "2026-07-28")], None)]
@@ -137,5 +143,18 @@ mod tests {
     ) {
         let got = check(&policy(), &method, &headers(pairs)).map(|r| r.status().as_u16());
         assert_eq!(got, status);
+    }
+
+    #[rstest]
+    #[case::equal(b"abc", b"abc", true)]
+    #[case::empty(b"", b"", true)]
+    #[case::one_byte(b"abc", b"abd", false)]
+    #[case::swapped(b"abc", b"bac", false)]
+    #[case::two_alike_differences(b"abc", b"`cc", false)]
+    #[case::first_and_last(b"abcdef", b"bbcdee", false)]
+    #[case::shorter(b"abc", b"ab", false)]
+    #[case::longer(b"ab", b"abc", false)]
+    fn constant_time_eq_is_equality(#[case] a: &[u8], #[case] b: &[u8], #[case] equal: bool) {
+        assert_eq!(constant_time_eq(a, b), equal);
     }
 }

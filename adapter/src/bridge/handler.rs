@@ -130,3 +130,51 @@ impl ServerHandler for BridgeHandler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::bridge::catalog::mcp_name;
+    use crate::contract::ToolDefinition;
+
+    fn handler() -> Result<BridgeHandler, crate::error::AdapterError> {
+        let catalog = ToolCatalog::build(&[ToolDefinition {
+            name: "read.file".into(),
+            description: "Reads a file".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }])?;
+        let (calls, _) = mpsc::channel(1);
+        Ok(BridgeHandler::new(
+            Arc::new(catalog),
+            calls,
+            CancellationToken::new(),
+        ))
+    }
+
+    /// The bridge introduces itself as `dsh-bridge` with the tools capability.
+    #[test]
+    fn the_server_info_names_the_bridge_and_offers_tools() -> crate::TestResult {
+        let info = handler()?.get_info();
+        assert_eq!(info.server_info.name, "dsh-bridge");
+        assert_eq!(info.server_info.version, env!("CARGO_PKG_VERSION"));
+        assert!(info.capabilities.tools.is_some());
+        Ok(())
+    }
+
+    /// One tool is looked up by its exported name, with its original name as title; any
+    /// other name (the original included) finds nothing.
+    #[test]
+    fn a_single_tool_is_found_by_its_exported_name_only() -> crate::TestResult {
+        let handler = handler()?;
+        let tool = handler
+            .get_tool(&mcp_name("read.file"))
+            .ok_or("the exported tool was not found")?;
+        assert_eq!(tool.name, mcp_name("read.file"));
+        assert_eq!(tool.title.as_deref(), Some("read.file"));
+        assert!(handler.get_tool("read.file").is_none());
+        assert!(handler.get_tool("nope").is_none());
+        Ok(())
+    }
+}

@@ -60,12 +60,15 @@ impl Running {
     }
 
     async fn rpc(&self, body: Value) -> Result<Value, Failure> {
-        let response = self
-            .post()
-            .header("authorization", &self.authorization)
-            .body(body.to_string())
-            .send()
-            .await?;
+        // Bounded: a call that wrongly parks must fail the test, not hang it.
+        let response = tokio::time::timeout(
+            BOUND,
+            self.post()
+                .header("authorization", &self.authorization)
+                .body(body.to_string())
+                .send(),
+        )
+        .await??;
         assert_eq!(response.status(), 200);
         Ok(serde_json::from_str(&response.text().await?)?)
     }

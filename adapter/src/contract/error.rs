@@ -86,3 +86,39 @@ impl LlmError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spellings DSH branches on, written out: each is pinned as a string, through
+    /// `as_str`, `Display`, serde and `LlmError`'s own `Display`.
+    #[test]
+    fn every_code_has_its_released_spelling() -> crate::TestResult {
+        use LlmErrorCode::*;
+        let pinned = [
+            (AuthRequired, "auth_required"),
+            (ServerUnavailable, "server_unavailable"),
+            (ServerError, "server_error"),
+            (ModelUnavailable, "model_unavailable"),
+            (InvalidHistory, "invalid_history"),
+            (InvalidToolDefinition, "invalid_tool_definition"),
+            (UnsupportedInput, "unsupported_input"),
+            (UnsupportedOption, "unsupported_option"),
+            (Timeout, "timeout"),
+            (Busy, "busy"),
+            (NativeToolRejected, "native_tool_rejected"),
+            (Disposed, "disposed"),
+            (Internal, "internal"),
+            (InstallFailed, "install_failed"),
+        ];
+        for (code, spelling) in pinned {
+            assert_eq!(code.as_str(), spelling);
+            assert_eq!(code.to_string(), spelling);
+            assert_eq!(serde_json::to_value(code)?, spelling);
+            let error = LlmError::new(code, "what happened");
+            assert_eq!(error.to_string(), format!("{spelling}: what happened"));
+        }
+        Ok(())
+    }
+}

@@ -249,9 +249,11 @@ mod tests {
     #[test]
     fn stderr_tail_is_bounded() {
         let mut tail = StderrTail::default();
-        tail.push(&vec![b'a'; STDERR_TAIL_BYTES]);
+        // The design's 64 KiB, written out: a changed constant fails here.
+        tail.push(&vec![b'a'; 65_535]);
+        assert_eq!(tail.bytes.len(), 65_535);
         tail.push(b"end");
-        assert_eq!(tail.bytes.len(), STDERR_TAIL_BYTES);
+        assert_eq!(tail.bytes.len(), 65_536);
         assert_eq!(tail.bytes.back(), Some(&b'd'));
     }
 

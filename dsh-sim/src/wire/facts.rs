@@ -26,6 +26,8 @@ pub struct ProcessFacts {
     pub client_capabilities: Vec<Value>,
     /// `params.mcpServers` of every `session/new`.
     pub session_new_mcp_servers: Vec<Value>,
+    /// `params.cwd` of every `session/new`: the workspace the server's agent is scoped to.
+    pub session_new_cwds: Vec<String>,
     /// The `sessionUpdate` kind of every `session/update` the server sent.
     pub update_kinds: Vec<String>,
     /// The text of every `session/prompt` (its text and resource blocks joined).
@@ -47,7 +49,8 @@ pub struct ProcessFacts {
     /// Every MCP exchange the server had with a host MCP server, in order, as
     /// `<method> ok` or `<method> failed` (`GET` for a server stream).
     pub mcp_exchanges: Vec<String>,
-    /// Script expectations that failed and prompts no turn matched, as sentences.
+    /// Script expectations that failed, prompts no turn matched, and an `initialize`
+    /// that asked for an ACP version other than 1, as sentences.
     pub script_failures: Vec<String>,
     /// Whether the process journaled its exit.
     pub exited: bool,
@@ -163,15 +166,29 @@ fn client_frame(frame: &Value, permission_request_ids: &[Value], facts: &mut Pro
     };
     facts.methods.push(method.to_owned());
     match method {
-        "initialize" => facts.client_capabilities.push(
-            params
-                .get("clientCapabilities")
-                .cloned()
-                .unwrap_or(Value::Null),
-        ),
-        "session/new" => facts
-            .session_new_mcp_servers
-            .push(params.get("mcpServers").cloned().unwrap_or(Value::Null)),
+        "initialize" => {
+            facts.client_capabilities.push(
+                params
+                    .get("clientCapabilities")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            );
+            // C05, checked in every scenario: an ACP v1 client asks for version 1.
+            let asked = params.get("protocolVersion").unwrap_or(&Value::Null);
+            if *asked != 1 {
+                facts.script_failures.push(format!(
+                    "the client's initialize asked for ACP protocolVersion {asked}; an ACP v1 client sends 1"
+                ));
+            }
+        }
+        "session/new" => {
+            facts
+                .session_new_mcp_servers
+                .push(params.get("mcpServers").cloned().unwrap_or(Value::Null));
+            facts
+                .session_new_cwds
+                .push(str_at(params, "cwd").unwrap_or_default().to_owned());
+        }
         "session/prompt" => facts.prompts.push(prompt_text(params)),
         "session/set_config_option" if str_at(params, "configId") == Some("model") => {
             facts

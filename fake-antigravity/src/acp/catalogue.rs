@@ -48,10 +48,10 @@ pub const AUTH_METHOD_IDS: &[&str] = &[
     "agent-platform",
 ];
 
-/// The `initialize` result of 1.3.0.
-pub fn initialize_result() -> Value {
+/// The `initialize` result of 1.3.0, answering `protocol_version` (1.3.0: 1).
+pub fn initialize_result(protocol_version: u64) -> Value {
     json!({
-        "protocolVersion": 1,
+        "protocolVersion": protocol_version,
         "agentCapabilities": {
             "loadSession": true,
             "promptCapabilities": {"image": true, "audio": true, "embeddedContext": true},

@@ -73,7 +73,28 @@ fn handle_request(
         .log
         .debug("server.py:90", &format!("request {method}"));
     match method.as_str() {
-        "initialize" => responder.respond(initialize_result()),
+        "initialize" => {
+            let asked = params.get("protocolVersion").cloned().unwrap_or_default();
+            if asked != 1 {
+                agent.log.warning(
+                    "server.py:90",
+                    &format!("initialize: the client asked for protocolVersion {asked}, not 1"),
+                );
+            }
+            let mut result = initialize_result(agent.script.initialize.protocol_version);
+            if let (Some(wanted), Some(methods)) = (
+                &agent.script.initialize.auth_methods,
+                result.get_mut("authMethods").and_then(Value::as_array_mut),
+            ) {
+                methods.retain(|method| {
+                    method
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| wanted.iter().any(|w| w == id))
+                });
+            }
+            responder.respond(result)
+        }
         "authenticate" => match authenticate(&agent, &params) {
             Authenticated::Now(answer) => reply(responder, answer),
             // The browser flow holds the request for minutes: never in the dispatch loop.
@@ -82,7 +103,10 @@ fn handle_request(
             }
         },
         "logout" => responder.respond(logout(&agent)),
-        "session/new" => opened(new_session(&agent, &params), responder, &cx),
+        "session/new" => match agent.script.session_new.error_code {
+            Some(code) => responder.respond_with_error(Error::new(code, "Internal error")),
+            None => opened(new_session(&agent, &params), responder, &cx),
+        },
         "session/load" => opened(reopen_session(&agent, &params, true), responder, &cx),
         "session/resume" => opened(reopen_session(&agent, &params, false), responder, &cx),
         "session/list" => responder.respond(list_sessions()),

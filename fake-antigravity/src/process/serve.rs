@@ -14,6 +14,7 @@ use crate::journal::wire_tap::{TappedReader, TappedWriter};
 use crate::journal::writer::JournalWriter;
 use crate::process::glog::Glog;
 use crate::process::stdout_lines::{LineInjector, StdoutLines};
+use crate::process::version_override::VersionOverride;
 use crate::script::Script;
 use crate::state::fake_agent::FakeAgent;
 
@@ -73,9 +74,14 @@ where
     let stdout_lines = StdoutLines::default();
     // Raw lines go below the frames the SDK writes and above the tap, so the journal
     // shows them (as unparsed frames) where they crossed the pipe.
-    let writer = LineInjector::new(
-        TappedWriter::new(writer, options.journal.clone()),
-        stdout_lines.clone(),
+    // The version override rewrites the `initialize` answer below the SDK (which always
+    // answers its own version) and above the tap, so the journal shows what was sent.
+    let writer = VersionOverride::new(
+        LineInjector::new(
+            TappedWriter::new(writer, options.journal.clone()),
+            stdout_lines.clone(),
+        ),
+        Some(options.script.initialize.protocol_version),
     );
     let transport = ByteStreams::new(writer.compat_write(), reader.compat());
     let mut agent = FakeAgent::new(

@@ -153,6 +153,15 @@ fn check_step(step: &Step) -> Result<(), String> {
             }
             Ok(())
         }
+        Step::ClientRequest(request) => {
+            if request.method.is_empty() {
+                return Err("`client_request.method` is empty".into());
+            }
+            if !request.params.is_object() {
+                return Err("`client_request.params` must be a map".into());
+            }
+            Ok(())
+        }
         Step::ForeignCall(foreign) => {
             if foreign.server.is_empty() || foreign.tool.is_empty() {
                 return Err("`foreign_call` needs a `server` and a `tool`".into());

@@ -18,6 +18,7 @@ use crate::journal::JournalEntry;
 use crate::script::{Step, StopScript, TurnScript};
 use crate::state::fake_agent::FakeAgent;
 use crate::state::sessions::TurnRecord;
+use crate::turn::client_request_step::run_client_request;
 use crate::turn::context::TurnContext;
 use crate::turn::expectations::{RecentCalls, check_recent, denied_message};
 use crate::turn::parallel_step::{ParallelEnd, run_parallel};
@@ -266,6 +267,7 @@ async fn run_steps(
             Step::Native(native) => run_native(ctx, native).await?,
             Step::Question(question) => run_question(ctx, question).await?,
             Step::ForeignCall(foreign) => run_foreign_call(ctx, foreign).await?,
+            Step::ClientRequest(request) => run_client_request(ctx, index, request).await?,
         };
         if flow == StepFlow::Cancelled {
             return Ok(TurnEnd::Cancelled);

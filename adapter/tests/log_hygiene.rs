@@ -1,0 +1,169 @@
+//! C73 from outside: every log line of a failing tool turn, captured at every level up to
+//! debug and for every target (the adapter's and its dependencies', the ACP SDK's
+//! included), holds none of a planted secret, whether the secret came in the server's
+//! stderr, a remote error message, the prompt (system and user), or was the bridge's
+//! bearer token; neither does the `LlmError` DSH gets.
+//!
+//! At trace the ACP SDK logs whole JSON-RPC frames, prompts included: the adapter cannot
+//! filter another crate's events in the host's subscriber, so the README says not to run
+//! `agent_client_protocol` at trace in production. This test stops at debug.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "tests make fixtures on disk and start stand-in servers (adapter/clippy.toml)"
+)]
+#![allow(missing_docs)]
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use antigravity_acp::contract::{
+    GenerateRequest, LlmAdapter, LlmErrorCode, Message, ToolDefinition, UserPart,
+};
+use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
+use futures::StreamExt;
+use test_support::{TestResult, within};
+
+const SECRET: &str = "PLANTED-SECRET-7f3a9c";
+const BOUND: Duration = Duration::from_secs(20);
+
+/// Every formatted log line, kept in memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut lines) = self.0.lock() {
+            lines.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        self.0
+            .lock()
+            .map(|lines| String::from_utf8_lossy(&lines).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// A stand-in server in `sh`: it records every line it reads in `$LINES`, echoes each on
+/// stderr with the secret, opens a session, and fails the prompt with a remote error whose
+/// message carries the secret.
+fn leaky_server(lines: &Path) -> ServerCommand {
+    let script = r#"
+echo "starting; the secret is $SECRET" >&2
+while IFS= read -r line; do
+  printf '%s\n' "$line" >> "$LINES"
+  printf 'got %s (%s)\n' "$line" "$SECRET" >&2
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":true,"embeddedContext":true},"mcpCapabilities":{"http":true,"sse":true}},"authMethods":[]}}\n' "$id";;
+    *'"method":"session/new"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s1"}}\n' "$id";;
+    *'"method":"session/prompt"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom: %s","data":"%s"}}\n' "$id" "$SECRET" "$SECRET";;
+  esac
+done
+"#;
+    ServerCommand {
+        program: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        env: vec![
+            ("LINES".into(), lines.display().to_string()),
+            ("SECRET".into(), SECRET.into()),
+        ],
+    }
+}
+
+/// The bearer token the server was given, read from what it received.
+fn bearer_token(lines: &Path) -> Result<String, test_support::Failure> {
+    let received = std::fs::read_to_string(lines)?;
+    let start = received
+        .find("Bearer ")
+        .ok_or("the server was given no bearer token")?
+        + "Bearer ".len();
+    let token: String = received[start..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    assert_eq!(token.len(), 64, "unexpected token shape");
+    Ok(token)
+}
+
+#[tokio::test]
+async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::set_global_default(subscriber)?;
+
+    let scratch = tempfile::tempdir()?;
+    let lines = scratch.path().join("received.jsonl");
+    let turns = scratch.path().join("turns");
+    std::fs::create_dir_all(&turns)?;
+    let provider = AntigravityProvider::new(AdapterConfig {
+        server: leaky_server(&lines).into(),
+        scratch_root: Some(turns),
+        shutdown_grace: Duration::from_millis(200),
+        ..AdapterConfig::default()
+    });
+    let mut request = GenerateRequest::chat(
+        "antigravity-acp/server-default",
+        format!("system prompt {SECRET}"),
+        vec![Message::User(vec![UserPart::Text(format!(
+            "user prompt {SECRET}"
+        ))])],
+    );
+    request.tools.push(ToolDefinition {
+        name: "read_file".into(),
+        description: "Reads a file".into(),
+        input_schema: serde_json::json!({"type": "object"}),
+    });
+    let items = within(
+        BOUND,
+        "the stream's end",
+        provider.generate(request).collect::<Vec<_>>(),
+    )
+    .await?;
+    within(BOUND, "disposal", provider.dispose()).await?;
+
+    let error = match items.last() {
+        Some(Err(error)) => error.clone(),
+        other => return Err(format!("the turn did not fail: {other:?}").into()),
+    };
+    assert_eq!(error.code, LlmErrorCode::ServerError, "{error}");
+    let token = bearer_token(&lines)?;
+    let received = std::fs::read_to_string(&lines)?;
+    assert!(
+        received.contains(SECRET),
+        "the prompt never reached the server, so it proves nothing"
+    );
+    let logs = captured.text();
+    assert!(
+        logs.lines().count() > 0,
+        "nothing was logged at debug, so the capture proves nothing"
+    );
+    for (what, planted) in [("the secret", SECRET), ("the bearer token", token.as_str())] {
+        assert!(
+            !error.to_string().contains(planted),
+            "{what} is in the LlmError"
+        );
+        for line in logs.lines() {
+            assert!(!line.contains(planted), "{what} is logged: {line}");
+        }
+    }
+    Ok(())
+}
