@@ -1,25 +1,60 @@
 //! Traceability between the design's claims (`docs/design.md`), `scenarios/CLAIMS.md` and
 //! the scenarios.
 //!
-//! `CLAIMS.md` holds a Markdown table, one row per claim: `| C18 | text | proofs |`.
-//! The last cell lists proofs in backticks (a scenario such as
-//! `scenarios/tool_calls/denial.yaml`, or a Rust test as `path/to/file.rs::test_name`)
-//! and/or says "not yet". [`check`] keeps the file honest.
+//! `CLAIMS.md` holds a Markdown table, one row per claim: `| C18 | text | grade | proofs |`.
+//! The grade is one of [`Grade`]'s three words. The last cell lists proofs in backticks (a
+//! scenario such as `scenarios/tool_calls/denial.yaml`, or a Rust test as
+//! `path/to/file.rs::test_name`) and says what breaks them ("fails if ..."), or what is
+//! missing. [`check`] keeps the file honest.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::scenario::{all_claim_ids, is_claim_id};
 
+/// How far a claim is proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grade {
+    /// A named test or scenario fails when the claim breaks, and the row says which break
+    /// ("fails if ...").
+    Proven,
+    /// Something is proven; the row says what is missing ("missing: ...").
+    Partly,
+    /// Nothing proves the claim yet.
+    NotYet,
+}
+
+impl Grade {
+    /// The grade a cell spells exactly (`proven`, `partly`, `not yet`), if any.
+    pub fn parse(cell: &str) -> Option<Self> {
+        match cell {
+            "proven" => Some(Self::Proven),
+            "partly" => Some(Self::Partly),
+            "not yet" => Some(Self::NotYet),
+            _ => None,
+        }
+    }
+}
+
 /// One row of `CLAIMS.md`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClaimRow {
     /// The proofs it names, as written (paths relative to the repository root).
     pub proofs: Vec<String>,
-    /// Whether it says "not yet".
-    pub not_yet: bool,
+    /// The grade cell as written (a row of four cells: id, claim, grade, proofs; empty
+    /// when the row has fewer cells).
+    pub grade: String,
+    /// The proofs cell as written.
+    pub proofs_text: String,
     /// Its 1-based line in the file.
     pub line: usize,
+}
+
+impl ClaimRow {
+    /// The row's grade, when its grade cell spells one.
+    pub fn grade(&self) -> Option<Grade> {
+        Grade::parse(&self.grade)
+    }
 }
 
 /// The rows of `CLAIMS.md` by claim ID, and the IDs that appear more than once.
@@ -50,7 +85,12 @@ pub fn parse_claims_table(text: &str) -> ClaimsTable {
         }
         let row = ClaimRow {
             proofs: backticked(last),
-            not_yet: last.to_lowercase().contains("not yet"),
+            grade: if cells.len() >= 4 {
+                cells[cells.len() - 2].to_owned()
+            } else {
+                String::new()
+            },
+            proofs_text: (*last).to_owned(),
             line: n + 1,
         };
         if table.rows.insert((*id).to_owned(), row).is_some() {
@@ -133,11 +173,8 @@ pub fn check(inputs: &ClaimsInputs<'_>) -> Vec<String> {
         }
     }
     for (id, row) in &table.rows {
-        if row.proofs.is_empty() && !row.not_yet {
-            problems.push(format!(
-                "CLAIMS.md:{}: {id} names no proof and does not say \"not yet\"",
-                row.line
-            ));
+        if let Some(why) = grade_problem(row) {
+            problems.push(format!("CLAIMS.md:{}: {id}: {why}", row.line));
         }
         for proof in &row.proofs {
             if let Err(why) = proof_exists(inputs.repo_root, proof) {
@@ -147,6 +184,32 @@ pub fn check(inputs: &ClaimsInputs<'_>) -> Vec<String> {
     }
     check_scenarios_against_rows(inputs, &table, &mut problems);
     problems
+}
+
+/// What is wrong with a row's grade, if anything: it must be one of the three words, a
+/// `proven` row names a proof and says what breaks it ("fails if"), a `partly` row names a
+/// proof and says what is missing ("missing").
+fn grade_problem(row: &ClaimRow) -> Option<String> {
+    let text = row.proofs_text.to_lowercase();
+    match row.grade() {
+        None => Some(format!(
+            "grade `{}` is not one of `proven`, `partly`, `not yet`",
+            row.grade
+        )),
+        Some(Grade::Proven) if row.proofs.is_empty() => {
+            Some("graded proven but names no proof".to_owned())
+        }
+        Some(Grade::Proven) if !text.contains("fails if") => Some(
+            "graded proven but does not say what breaks its proof (\"fails if ...\")".to_owned(),
+        ),
+        Some(Grade::Partly) if row.proofs.is_empty() => {
+            Some("graded partly but names no proof".to_owned())
+        }
+        Some(Grade::Partly) if !text.contains("missing") => {
+            Some("graded partly but does not say what is missing (\"missing: ...\")".to_owned())
+        }
+        Some(_) => None,
+    }
 }
 
 /// A scenario covering a claim must be named among its proofs, and a scenario named as

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use dsh_sim::claims::{ClaimsInputs, check, parse_claims_table, parse_design_claim_ids};
+use dsh_sim::claims::{ClaimsInputs, Grade, check, parse_claims_table, parse_design_claim_ids};
 use dsh_sim::scenario::all_claim_ids;
 use test_support::{Failure, TestResult};
 
@@ -74,8 +74,9 @@ fn the_design_has_not_drifted_from_the_shared_claims() -> TestResult {
 #[test]
 fn the_check_catches_missing_ids_missing_proofs_and_unlisted_scenarios() {
     let root = repo_root();
-    let claims_md = "| C01 | x | `scenarios/nope.yaml` |\n| C02 | y | |\n| C02 | y | not yet |\n\
-                     | C03 | z | `dsh-sim/tests/claims.rs::no_such_test` |\n";
+    let claims_md = "| C01 | x | proven | `scenarios/nope.yaml` fails if x |\n| C02 | y | proven | |\n\
+                     | C02 | y | not yet | |\n\
+                     | C03 | z | partly | `dsh-sim/tests/claims.rs::no_such_test` missing: more |\n";
     let inputs = ClaimsInputs {
         repo_root: &root,
         claims_md,
@@ -100,15 +101,59 @@ fn the_check_catches_missing_ids_missing_proofs_and_unlisted_scenarios() {
 }
 
 #[test]
-fn the_table_parser_reads_proofs_and_not_yet() {
+fn the_table_parser_reads_grades_and_proofs() {
     let table = parse_claims_table(
-        "| ID | Claim | Proofs |\n|---|---|---|\n| C18 | denial | `scenarios/tool_calls/denial.yaml`, `a.rs::t` |\n| C19 | rounds | not yet |\n",
+        "| ID | Claim | Grade | Proofs |\n|---|---|---|---|\n\
+         | C18 | denial | proven | `scenarios/tool_calls/denial.yaml`, `a.rs::t` fails if x |\n\
+         | C19 | rounds | not yet | |\n",
     );
     assert_eq!(
         table.rows["C18"].proofs,
         ["scenarios/tool_calls/denial.yaml", "a.rs::t"]
     );
-    assert!(table.rows["C19"].not_yet);
+    assert_eq!(table.rows["C18"].grade(), Some(Grade::Proven));
+    assert_eq!(table.rows["C19"].grade(), Some(Grade::NotYet));
     assert!(table.rows["C19"].proofs.is_empty());
     assert!(!table.rows.contains_key("ID"));
+}
+
+/// Only the three grades are accepted, and each says what it must: `proven` names a proof
+/// and what breaks it, `partly` names a proof and what is missing.
+#[test]
+fn only_three_grades_are_accepted_and_each_says_what_it_must() {
+    let root = repo_root();
+    let claims_md = "| C01 | a | met | `dsh-sim/tests/claims.rs` |\n\
+                     | C02 | b | proven | `dsh-sim/tests/claims.rs` |\n\
+                     | C03 | c | proven | nothing named, fails if x |\n\
+                     | C04 | d | partly | `dsh-sim/tests/claims.rs` |\n\
+                     | C05 | e | partly | missing: everything |\n\
+                     | C06 | f | Proven | `dsh-sim/tests/claims.rs` fails if x |\n\
+                     | C07 | g | not yet | |\n\
+                     | C08 | h | proven | `dsh-sim/tests/claims.rs` fails if x |\n\
+                     | C09 | i | partly | `dsh-sim/tests/claims.rs`; missing: y |\n\
+                     | C10 | j | no grade cell |\n";
+    let inputs = ClaimsInputs {
+        repo_root: &root,
+        claims_md,
+        design_ids: None,
+        scenarios: vec![],
+    };
+    let problems = check(&inputs).join("\n");
+    for expected in [
+        "C01: grade `met` is not one of",
+        "C02: graded proven but does not say what breaks its proof",
+        "C03: graded proven but names no proof",
+        "C04: graded partly but does not say what is missing",
+        "C05: graded partly but names no proof",
+        "C06: grade `Proven` is not one of",
+        "C10: grade `` is not one of",
+    ] {
+        assert!(
+            problems.contains(expected),
+            "missing {expected:?} in:\n{problems}"
+        );
+    }
+    for fine in ["C07:", "C08:", "C09:"] {
+        assert!(!problems.contains(fine), "{fine} flagged in:\n{problems}");
+    }
 }

@@ -231,6 +231,37 @@ async fn a_valid_call_parks_until_answered() -> TestResult {
     Ok(())
 }
 
+/// C16: every call DSH sees carries a fresh correlation id of its own: not the server's
+/// JSON-RPC id, not derived from the tool or its arguments, never repeated.
+#[tokio::test]
+async fn every_call_gets_a_fresh_correlation_id() -> TestResult {
+    let mut bridge = running().await?;
+    let name = catalog::mcp_name("read.file");
+    // The same JSON-RPC id, tool and arguments twice.
+    let first = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
+    let one = next_parked(&mut bridge).await?;
+    let second = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
+    let two = next_parked(&mut bridge).await?;
+    for parked in [&one, &two] {
+        let hex = parked.call_id.strip_prefix("call_").unwrap_or_default();
+        assert!(
+            hex.len() == 32 && hex.chars().all(|c| c.is_ascii_hexdigit()),
+            "{}",
+            parked.call_id
+        );
+    }
+    assert_ne!(one.call_id, two.call_id, "a correlation id was reused");
+    for (parked, pending) in [(one, first), (two, second)] {
+        assert!(parked.resolve(ToolReply {
+            text: "ok".into(),
+            is_error: false
+        }));
+        answer_of(pending).await?;
+    }
+    bridge.bridge.close().await;
+    Ok(())
+}
+
 #[tokio::test]
 async fn closing_settles_parked_calls() -> TestResult {
     let mut bridge = running().await?;

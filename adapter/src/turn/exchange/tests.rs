@@ -169,15 +169,22 @@ fn an_edited_earlier_message_closes_the_exchange_it_references() -> crate::TestR
     Ok(())
 }
 
+/// C30: neither a title nor a compaction request borrows a parked exchange, even when it
+/// carries the exchange's calls and results.
 #[test]
-fn a_title_request_never_borrows_the_exchange() -> crate::TestResult {
-    let base = vec![user("go")];
-    let (registry, close, _rx) = parked(&base, &["a"]);
-    let mut title = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    title.purpose = Purpose::Title;
-    assert!(matches!(claim(&registry, &title)?, Claim::Fresh));
-    assert!(!close.is_cancelled());
-    assert!(registry.withdraw(7), "the exchange is still parked");
+fn title_and_compaction_requests_never_borrow_the_exchange() -> crate::TestResult {
+    for purpose in [Purpose::Title, Purpose::Compaction] {
+        let base = vec![user("go")];
+        let (registry, close, _rx) = parked(&base, &["a"]);
+        let mut side = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
+        side.purpose = purpose;
+        assert!(
+            matches!(claim(&registry, &side)?, Claim::Fresh),
+            "{purpose:?} borrowed the exchange"
+        );
+        assert!(!close.is_cancelled(), "{purpose:?} closed the exchange");
+        assert!(registry.withdraw(7), "the exchange is still parked");
+    }
     Ok(())
 }
 
