@@ -25,7 +25,10 @@ fi
 # A broken adapter fails the scenario suite at its first failing scenario instead of
 # letting every later one wait for its bound.
 export DSH_SIM_FAIL_FAST=1
-common=(--test-package antigravity-acp --test-package dsh-sim --timeout 150 -o "$out")
+# Every mutant runs the whole workspace's tests, the scenario suite included (cargo-mutants
+# 27.1 builds its unmutated baseline with the adapter's tests only, but tests each mutant
+# with `--workspace`; `--test-package` with two names did not reach dsh-sim here).
+common=(--test-workspace=true --timeout 150 -o "$out")
 case "$mode" in
     full)
         args=(--file 'adapter/src/**')

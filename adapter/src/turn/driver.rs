@@ -101,7 +101,7 @@ impl TurnLoop {
         loop {
             let step = match self.wait().await {
                 Err(outcome) => Err(outcome),
-                Ok(Wake::Deadline) => self.on_deadline(),
+                Ok(Wake::Deadline) => self.on_deadline().map(|next| self.deadline = next),
                 Ok(Wake::Call(Some(call))) => self.on_call(call).await,
                 Ok(Wake::Call(None)) => {
                     self.calls = None;
@@ -156,7 +156,9 @@ impl TurnLoop {
         }
     }
 
-    fn on_deadline(&mut self) -> Result<(), Outcome> {
+    /// What the deadline firing means: the turn fails with a timeout, or (a continuation
+    /// already claimed the exchange) the next deadline, one model timeout from now.
+    fn on_deadline(&self) -> Result<Instant, Outcome> {
         if let Phase::Streaming { .. } = self.phase {
             return Err(Outcome::Failed(AdapterError::Timeout("the model segment")));
         }
@@ -166,8 +168,7 @@ impl TurnLoop {
             )));
         }
         // A continuation already claimed the exchange: it is on its way.
-        self.deadline = Instant::now() + self.parts.timeout;
-        Ok(())
+        Ok(Instant::now() + self.parts.timeout)
     }
 
     /// Sends a part to DSH while streaming, unless the turn ends first.
