@@ -255,21 +255,7 @@ turns:
     let second_request = request("second", slow_tool());
     let (spec, mut stream) = spec_for(&config, &pool, &second_request)?;
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
-    let terminal = loop {
-        match within(BOUND, "the next part", stream.recv()).await? {
-            Some(Ok(part @ StreamPart::Finish { .. })) => break part,
-            Some(Ok(_)) => {}
-            Some(Err(error)) => return Err(format!("the second turn failed: {error:?}").into()),
-            None => return Err("the stream ended without a terminal part".into()),
-        }
-    };
-    assert_eq!(
-        terminal,
-        StreamPart::Finish {
-            reason: FinishReason::Stop
-        }
-    );
-    within(BOUND, "the second turn's end", turn).await??;
+    second_turn_finishes_stop(&mut stream, turn).await?;
     Ok(())
 }
 
@@ -392,6 +378,17 @@ turns:
     let (spec, mut stream) = spec_for(&config, &pool, &request("second", slow_tool()))?;
     drop(fake);
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch)));
+    second_turn_finishes_stop(&mut stream, turn).await?;
+    assert!(logs_contain("a pooled process was gone; starting another"));
+    Ok(())
+}
+
+/// Reads the second turn's stream to its terminal part, which must be finish(stop), then
+/// waits for the turn's task to end.
+async fn second_turn_finishes_stop(
+    stream: &mut PartStream,
+    turn: AbortOnDropHandle<()>,
+) -> TestResult {
     let terminal = loop {
         match within(BOUND, "the next part", stream.recv()).await? {
             Some(Ok(part @ StreamPart::Finish { .. })) => break part,
@@ -407,6 +404,5 @@ turns:
         }
     );
     within(BOUND, "the second turn's end", turn).await??;
-    assert!(logs_contain("a pooled process was gone; starting another"));
     Ok(())
 }
