@@ -54,6 +54,15 @@ fn slow_tool() -> Vec<ToolDefinition> {
 
 /// Starts a turn for `request` against the fake running `script` (YAML).
 fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure> {
+    start_turn_in(script, request, None)
+}
+
+/// As [`start_turn`], the request taking the no-tool `lane` when one is given.
+fn start_turn_in(
+    script: &str,
+    request: GenerateRequest,
+    lane: Option<NoToolLane>,
+) -> Result<Running, Failure> {
     let script = fake_antigravity::parse_script(script)?;
     let (client, server) = tokio::io::duplex(64 * 1024);
     let (server_reads, server_writes) = tokio::io::split(server);
@@ -81,7 +90,8 @@ fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure
         ..AdapterConfig::default()
     });
     let pool = ProcessPool::new(&config, CancellationToken::new());
-    let (spec, stream) = spec_for(&config, &pool, &request)?;
+    let (mut spec, stream) = spec_for(&config, &pool, &request)?;
+    spec.lane = lane;
     let registry = spec.registry.clone();
     Ok(Running {
         turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
@@ -256,6 +266,43 @@ turns:
     let (spec, mut stream) = spec_for(&config, &pool, &second_request)?;
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
     second_turn_finishes_stop(&mut stream, turn).await?;
+    Ok(())
+}
+
+/// The no-tool lane's persistent client is reused while fresh, and disposed instead of
+/// reused once it waited idle past `idle_process_timeout` (the next request launches).
+#[tokio::test(start_paused = true)]
+async fn the_lanes_client_is_not_reused_after_idle_process_timeout() -> TestResult {
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let lane: NoToolLane = Arc::new(Mutex::new(None));
+    let mut first = start_turn_in(script, request("first", vec![]), Some(lane.clone()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    let _fake = first.ended_after_keeping_the_fake().await?;
+    assert!(lane.lock().await.is_some(), "the lane keeps its client");
+    let next = |config: &Arc<AdapterConfig>| -> Result<_, Failure> {
+        let (mut spec, stream) = spec_for(config, &pool, &request("next", vec![]))?;
+        spec.lane = Some(lane.clone());
+        Ok((
+            AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch))),
+            stream,
+        ))
+    };
+    // Fresh: reused (no launch).
+    let (turn, mut stream) = next(&config)?;
+    second_turn_finishes_stop(&mut stream, turn).await?;
+    // Idle past the timeout: disposed, and the next request must launch (here it cannot).
+    tokio::time::advance(config.idle_process_timeout + Duration::from_secs(1)).await;
+    let (turn, mut stream) = next(&config)?;
+    match within(BOUND, "the next part", stream.recv()).await? {
+        Some(Err(error)) => assert_eq!(error.code, LlmErrorCode::ServerUnavailable, "{error:?}"),
+        other => return Err(format!("an expired client was reused: {other:?}").into()),
+    }
+    within(BOUND, "the turn's end", turn).await??;
     Ok(())
 }
 
