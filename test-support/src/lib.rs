@@ -10,9 +10,11 @@
 
 mod bounds;
 mod liveness;
+mod watchdog;
 
 pub use bounds::{NotWithin, within};
 pub use liveness::{process_is_live, process_is_running};
+pub use watchdog::{RealTimeWatchdog, real_time_watchdog};
 
 /// Any error a test step can fail with.
 pub type Failure = Box<dyn std::error::Error + Send + Sync>;

@@ -15,12 +15,15 @@ use crate::contract::{
     GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
 };
 use crate::pool::ProcessPool;
-use test_support::{Failure, within};
+use test_support::{Failure, real_time_watchdog, within};
 
 /// A bound in virtual time: far beyond every timeout the tests configure.
 const BOUND: Duration = Duration::from_secs(24 * 3600);
 const MODEL_TIMEOUT: Duration = Duration::from_secs(600);
 const TOOL_TIMEOUT: Duration = Duration::from_secs(170);
+/// A bound in real time: on the paused clock a spinning turn loop stops virtual time, so
+/// [`BOUND`] would never fire and the test would hang instead of failing.
+const WATCHDOG: Duration = Duration::from_secs(60);
 
 /// A turn running against the fake.
 struct Running {
@@ -193,6 +196,10 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_stalled_model_segment_fails_with_timeout_at_the_model_timeout() -> TestResult {
+    let _watchdog = real_time_watchdog(
+        "a_stalled_model_segment_fails_with_timeout_at_the_model_timeout",
+        WATCHDOG,
+    );
     let script = r#"
 turns:
   - steps:
@@ -220,6 +227,10 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestResult {
+    let _watchdog = real_time_watchdog(
+        "a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn",
+        WATCHDOG,
+    );
     let running = parked_turn().await?;
     let (elapsed, registry) = running.ended_after().await?;
     assert!(
@@ -232,6 +243,7 @@ async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestR
 
 #[tokio::test(start_paused = true)]
 async fn an_abort_while_dsh_runs_the_tools_ends_the_turn() -> TestResult {
+    let _watchdog = real_time_watchdog("an_abort_while_dsh_runs_the_tools_ends_the_turn", WATCHDOG);
     let running = parked_turn().await?;
     running.abort.cancel();
     let (elapsed, registry) = running.ended_after().await?;
@@ -252,6 +264,10 @@ fn no_launch(_: &LaunchLine, _: &Path) -> Result<ServerLink, AdapterError> {
 
 #[tokio::test(start_paused = true)]
 async fn a_clean_turn_gives_its_process_back_and_the_next_turn_reuses_it() -> TestResult {
+    let _watchdog = real_time_watchdog(
+        "a_clean_turn_gives_its_process_back_and_the_next_turn_reuses_it",
+        WATCHDOG,
+    );
     let script = r#"
 turns:
   - steps:
@@ -273,6 +289,10 @@ turns:
 /// reused once it waited idle past `idle_process_timeout` (the next request launches).
 #[tokio::test(start_paused = true)]
 async fn the_lanes_client_is_not_reused_after_idle_process_timeout() -> TestResult {
+    let _watchdog = real_time_watchdog(
+        "the_lanes_client_is_not_reused_after_idle_process_timeout",
+        WATCHDOG,
+    );
     let script = r#"
 turns:
   - steps:
@@ -308,6 +328,10 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_timed_out_turn_disposes_its_process_instead_of_giving_it_back() -> TestResult {
+    let _watchdog = real_time_watchdog(
+        "a_timed_out_turn_disposes_its_process_instead_of_giving_it_back",
+        WATCHDOG,
+    );
     let script = r#"
 turns:
   - steps:
@@ -354,6 +378,7 @@ fn stop_reasons_map_to_their_own_finish_reasons() {
 /// dropped it), and a stream DSH stopped reading does not hold the turn past the grace.
 #[tokio::test(start_paused = true)]
 async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
+    let _watchdog = real_time_watchdog("each_outcome_delivers_its_one_terminal_item", WATCHDOG);
     let grace = Duration::from_secs(2);
     let finish = |reason| Some(Ok(StreamPart::Finish { reason }));
     let cases: Vec<(Outcome, Option<Result<StreamPart, LlmErrorCode>>)> = vec![
@@ -396,6 +421,7 @@ async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
 #[tokio::test(start_paused = true)]
 #[tracing_test::traced_test]
 async fn a_process_that_dies_after_checkout_is_replaced() -> TestResult {
+    let _watchdog = real_time_watchdog("a_process_that_dies_after_checkout_is_replaced", WATCHDOG);
     let script = r#"
 turns:
   - steps:
