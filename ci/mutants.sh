@@ -12,6 +12,9 @@
 # that stops proving its claim is noticed. Output: target/mutants/ (cargo-mutants' own
 # mutants.out, plus unexplained.txt).
 #
+# MUTANTS_IN_PLACE=1 mutates this checkout in place instead of a copy, reusing its warm
+# target/ (use it in a dedicated worktree only: the tree is edited while it runs).
+#
 # cargo-mutants is installed here when missing (not in .ci/run: this is for the nightly
 # and for engineers before they stop).
 set -euo pipefail
@@ -53,6 +56,9 @@ case "$mode" in
         exit 2
         ;;
 esac
+if [ "${MUTANTS_IN_PLACE:-}" = 1 ]; then
+    common+=(--in-place)
+fi
 status=0
 cargo mutants "${args[@]}" "${common[@]}" || status=$?
 # cargo-mutants exits 2 when mutants were missed, 3 on timeouts; judge against the
