@@ -68,7 +68,7 @@ pub struct RunnerOptions {
 }
 
 /// The default bound on one scenario's chat against the fake. The slowest scenario
-/// (a server that ignores SIGTERM) takes about 2 s, so 10 s leaves room for a loaded
+/// (a 2.5 s tool racing two timeouts) takes under 3 s, so 10 s leaves room for a loaded
 /// machine while a hanging adapter still fails the scenario in seconds. A scenario that
 /// needs longer says so with `time_bound_secs`.
 pub const DEFAULT_TIME_BOUND: Duration = Duration::from_secs(10);

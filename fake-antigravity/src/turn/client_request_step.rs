@@ -4,11 +4,11 @@
 //! expected, a result is journaled as a failed expectation. The answer is logged either
 //! way, and the turn goes on unless the prompt was cancelled meanwhile.
 
-use agent_client_protocol::{Error, UntypedMessage};
+use agent_client_protocol::Error;
 use serde_json::Value;
 
 use crate::script::ClientRequestStep;
-use crate::turn::context::TurnContext;
+use crate::turn::context::{ClientAnswer, TurnContext};
 use crate::turn::server_owned_steps::StepFlow;
 
 /// Runs a `client_request` step at `index` of the turn.
@@ -21,19 +21,10 @@ pub async fn run_client_request(
     if let Value::Object(map) = &mut params {
         map.insert("sessionId".into(), Value::from(ctx.session_id));
     }
-    let sent = ctx
-        .cx
-        .send_request(UntypedMessage::new(&request.method, params)?);
-    let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
-    ctx.cx.spawn(async move {
-        // A cancelled prompt stops listening; then nobody reads the answer.
-        let _nobody_waits = answer_tx.send(sent.block_task().await);
-        Ok(())
-    })?;
-    let answer = tokio::select! {
-        biased;
-        () = ctx.cancelled.cancelled() => return Ok(StepFlow::Cancelled),
-        answer = answer_rx => answer,
+    let answer = match ctx.ask_client(&request.method, params).await? {
+        ClientAnswer::Cancelled => return Ok(StepFlow::Cancelled),
+        ClientAnswer::Answered(answer) => Ok(answer),
+        ClientAnswer::ConnectionClosed => Err(()),
     };
     match answer {
         Ok(Err(error)) => ctx.agent.log.info(

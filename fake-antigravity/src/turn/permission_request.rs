@@ -4,10 +4,10 @@
 //! `parallel`, `native`, `question`, `foreign_call`) goes through here; each reads the
 //! reply its own way.
 
-use agent_client_protocol::{Error, UntypedMessage};
+use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
-use crate::turn::context::TurnContext;
+use crate::turn::context::{ClientAnswer, TurnContext};
 
 /// The client's reply to one permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,19 +51,10 @@ pub async fn request_permission(
         "toolCall": tool_call,
         "options": options
     });
-    let sent = ctx
-        .cx
-        .send_request(UntypedMessage::new("session/request_permission", params)?);
-    let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
-    ctx.cx.spawn(async move {
-        // The waiting side may have given up (a cancelled prompt): then nobody reads it.
-        let _nobody_waits = answer_tx.send(sent.block_task().await);
-        Ok(())
-    })?;
-    let answer = tokio::select! {
-        biased;
-        () = ctx.cancelled.cancelled() => return Ok(PermissionReply::Abandoned),
-        answer = answer_rx => answer,
+    let answer = match ctx.ask_client("session/request_permission", params).await? {
+        ClientAnswer::Cancelled => return Ok(PermissionReply::Abandoned),
+        ClientAnswer::Answered(answer) => Ok(answer),
+        ClientAnswer::ConnectionClosed => Err(()),
     };
     if ctx.cancelled.is_cancelled() {
         return Ok(PermissionReply::Abandoned);
