@@ -18,6 +18,7 @@ use antigravity_acp::contract::{
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
 use test_support::{Failure, TestResult, process_is_live, within};
+use tokio_util::sync::CancellationToken;
 
 const BOUND: Duration = Duration::from_secs(20);
 
@@ -191,16 +192,43 @@ async fn server_is_gone(reader: std::fs::File, what: &str) -> TestResult {
     Ok(())
 }
 
-/// Aborts a hello turn once its server (with a grandchild) is up; yields what the stream
-/// held, after checking that the abort alone, before disposal, ended the server and its
-/// grandchild.
-async fn aborted_turn(scratch: &Path) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+/// A hello turn on a [`server_with_a_grandchild`], once its server is up.
+struct StartedTurn {
+    provider: AntigravityProvider,
+    /// The request's abort signal.
+    abort: CancellationToken,
+    stream: PartStream,
+    /// The fifo's read end, for [`server_is_gone`].
+    alive: std::fs::File,
+}
+
+/// Starts a hello turn on a [`server_with_a_grandchild`] and waits (bounded) until its
+/// server is up.
+async fn started_turn(scratch: &Path) -> Result<StartedTurn, Failure> {
     let fifo = make_fifo(scratch)?;
     let provider = AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch)?);
     let request = hello();
     let abort = request.abort.clone();
     let stream = provider.generate(request);
     let alive = server_is_up(&fifo).await?;
+    Ok(StartedTurn {
+        provider,
+        abort,
+        stream,
+        alive,
+    })
+}
+
+/// Aborts a hello turn once its server (with a grandchild) is up; yields what the stream
+/// held, after checking that the abort alone, before disposal, ended the server and its
+/// grandchild.
+async fn aborted_turn(scratch: &Path) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+    let StartedTurn {
+        provider,
+        abort,
+        stream,
+        alive,
+    } = started_turn(scratch).await?;
     abort.cancel();
     let items = collect(stream).await?;
     server_is_gone(
@@ -324,13 +352,9 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
 #[tokio::test(flavor = "multi_thread")]
 async fn disposal_ends_running_turns() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let fifo = make_fifo(scratch.path())?;
-    let provider =
-        AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch.path())?);
-    let running = provider.generate(hello());
-    let alive = server_is_up(&fifo).await?;
-    provider.dispose().await;
-    let items = collect(running).await?;
+    let turn = started_turn(scratch.path()).await?;
+    turn.provider.dispose().await;
+    let (items, alive) = (collect(turn.stream).await?, turn.alive);
     assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
     server_is_gone(alive, "the server's and its grandchild's end at disposal").await?;
     assert!(
@@ -549,13 +573,9 @@ async fn a_server_writing_garbage_leaves_nothing_behind() -> TestResult {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_provider_dropped_without_dispose_ends_its_turns() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let fifo = make_fifo(scratch.path())?;
-    let provider =
-        AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch.path())?);
-    let running = provider.generate(hello());
-    let alive = server_is_up(&fifo).await?;
-    drop(provider);
-    let items = collect(running).await?;
+    let turn = started_turn(scratch.path()).await?;
+    drop(turn.provider);
+    let (items, alive) = (collect(turn.stream).await?, turn.alive);
     assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
     server_is_gone(alive, "the server's end after the provider was dropped").await?;
     Ok(())

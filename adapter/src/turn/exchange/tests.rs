@@ -75,11 +75,11 @@ fn parked(
 }
 
 /// `registry.claim(request)`, run on a thread and waited on with a bound, so a search that
-/// never ends fails the test instead of hanging it.
+/// never ends fails the test (the outer error) instead of hanging it.
 fn claim(
     registry: &Arc<ExchangeRegistry>,
     request: &GenerateRequest,
-) -> Result<Claim, AdapterError> {
+) -> Result<Result<Claim, AdapterError>, test_support::Failure> {
     let (done, claimed) = std::sync::mpsc::channel();
     let (registry, request) = (registry.clone(), request.clone());
     std::thread::spawn(move || {
@@ -88,7 +88,7 @@ fn claim(
     });
     claimed
         .recv_timeout(std::time::Duration::from_secs(10))
-        .expect("the claim never ended")
+        .map_err(|_| "the claim did not end within 10 s".into())
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn matching_calls_and_results_continue_in_issue_order() -> crate::TestResult {
     let mut history = base.clone();
     history.push(calls(&["b", "a"]));
     history.push(results(&["b", "a"]));
-    match claim(&registry, &request(history))? {
+    match claim(&registry, &request(history))?? {
         Claim::Continue(exchange, results) => {
             assert_eq!(exchange.id, 7);
             let order: Vec<_> = results.iter().map(|r| r.call_id.as_str()).collect();
@@ -115,7 +115,7 @@ fn matching_calls_and_results_continue_in_issue_order() -> crate::TestResult {
 }
 
 #[test]
-fn missing_duplicate_and_foreign_results_fail_explicitly() {
+fn missing_duplicate_and_foreign_results_fail_explicitly() -> crate::TestResult {
     let base = vec![user("go")];
     for (answers, needle) in [
         (vec!["a"], "missing"),
@@ -126,7 +126,9 @@ fn missing_duplicate_and_foreign_results_fail_explicitly() {
         let mut history = base.clone();
         history.push(calls(&["a", "b"]));
         history.push(results(&answers));
-        let error = claim(&registry, &request(history)).unwrap_err();
+        let Err(error) = claim(&registry, &request(history))? else {
+            return Err(format!("results {answers:?} were accepted").into());
+        };
         assert!(
             matches!(&error, AdapterError::InvalidHistory(m) if m.contains(needle)),
             "{error}"
@@ -136,6 +138,7 @@ fn missing_duplicate_and_foreign_results_fail_explicitly() {
             "a failed claim keeps the exchange parked"
         );
     }
+    Ok(())
 }
 
 #[test]
@@ -148,13 +151,16 @@ fn a_new_user_message_or_changed_tools_close_the_exchange() -> crate::TestResult
         results(&["a"]),
         user("actually, stop"),
     ];
-    assert!(matches!(claim(&registry, &request(history))?, Claim::Fresh));
+    assert!(matches!(
+        claim(&registry, &request(history))??,
+        Claim::Fresh
+    ));
     assert!(close.is_cancelled());
 
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
     changed.tools[0].description = "new description".into();
-    assert!(matches!(claim(&registry, &changed)?, Claim::Fresh));
+    assert!(matches!(claim(&registry, &changed)??, Claim::Fresh));
     assert!(close.is_cancelled());
     Ok(())
 }
@@ -164,7 +170,10 @@ fn an_edited_earlier_message_closes_the_exchange_it_references() -> crate::TestR
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let history = vec![user("go, but edited"), calls(&["a"]), results(&["a"])];
-    assert!(matches!(claim(&registry, &request(history))?, Claim::Fresh));
+    assert!(matches!(
+        claim(&registry, &request(history))??,
+        Claim::Fresh
+    ));
     assert!(close.is_cancelled());
     Ok(())
 }
@@ -179,7 +188,7 @@ fn title_and_compaction_requests_never_borrow_the_exchange() -> crate::TestResul
         let mut side = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
         side.purpose = purpose;
         assert!(
-            matches!(claim(&registry, &side)?, Claim::Fresh),
+            matches!(claim(&registry, &side)??, Claim::Fresh),
             "{purpose:?} borrowed the exchange"
         );
         assert!(!close.is_cancelled(), "{purpose:?} closed the exchange");
@@ -193,7 +202,7 @@ fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
     let base = vec![user("go")];
     let (registry, close, _rx) = parked(&base, &["a"]);
     let subagent = request(vec![user("a subagent's own task")]);
-    assert!(matches!(claim(&registry, &subagent)?, Claim::Fresh));
+    assert!(matches!(claim(&registry, &subagent)??, Claim::Fresh));
     assert!(!close.is_cancelled());
     assert!(
         registry.withdraw(7),
@@ -222,7 +231,7 @@ fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
         let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
         change(&mut changed);
         assert!(
-            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            matches!(claim(&registry, &changed)??, Claim::Fresh),
             "{what}"
         );
         assert!(close.is_cancelled(), "{what}: the old exchange stays open");
@@ -245,7 +254,7 @@ fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
         let (registry, close, _rx) = parked(&base, &["a", "b"]);
         let changed = request(vec![user("go"), calls(ids), results(ids)]);
         assert!(
-            matches!(claim(&registry, &changed)?, Claim::Fresh),
+            matches!(claim(&registry, &changed)??, Claim::Fresh),
             "{ids:?}"
         );
         assert!(close.is_cancelled(), "{ids:?}: the old exchange stays open");
@@ -253,7 +262,7 @@ fn a_changed_set_of_call_ids_starts_a_fresh_turn() -> crate::TestResult {
     }
     let (registry, close, _rx) = parked(&base, &["a", "b"]);
     let other = request(vec![user("go"), calls(&["x", "y"]), results(&["x", "y"])]);
-    assert!(matches!(claim(&registry, &other)?, Claim::Fresh));
+    assert!(matches!(claim(&registry, &other)??, Claim::Fresh));
     assert!(!close.is_cancelled());
     assert!(registry.withdraw(7), "the exchange is still parked");
     Ok(())
@@ -290,7 +299,7 @@ fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
     let other_calls = park_more(&registry, 7, &base, &["y"]);
     park_more(&registry, 8, &base, &["a"]);
     let continuation = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    match claim(&registry, &continuation)? {
+    match claim(&registry, &continuation)?? {
         Claim::Continue(exchange, _) => assert_eq!(exchange.id, 8),
         Claim::Fresh => panic!("the third exchange should continue"),
     }
