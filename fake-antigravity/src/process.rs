@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod glog;
+pub mod queued_bytes;
 pub mod serve;
 pub mod stdio_pipes;
 pub mod stdout_lines;

@@ -61,16 +61,11 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for LineInjector<W> {
         {
             this.writing = std::mem::take(&mut *pending);
         }
-        while !this.writing.is_empty() {
-            match Pin::new(&mut this.inner).poll_write(cx, &this.writing) {
-                Poll::Ready(Ok(0)) => return Poll::Ready(Ok(0)),
-                Poll::Ready(Ok(written)) => {
-                    this.writing.drain(..written);
-                }
-                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
+        std::task::ready!(super::queued_bytes::poll_write_queued(
+            &mut this.inner,
+            &mut this.writing,
+            cx
+        ))?;
         match Pin::new(&mut this.inner).poll_write(cx, buf) {
             Poll::Ready(Ok(written)) => {
                 if written > 0 {

@@ -53,19 +53,7 @@ impl<W> VersionOverride<W> {
 impl<W: AsyncWrite + Unpin> VersionOverride<W> {
     /// Writes what is queued; `Ready(Ok)` once nothing is left.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        while !self.out.is_empty() {
-            match Pin::new(&mut self.inner).poll_write(cx, &self.out) {
-                Poll::Ready(Ok(0)) => {
-                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
-                }
-                Poll::Ready(Ok(written)) => {
-                    self.out.drain(..written);
-                }
-                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        Poll::Ready(Ok(()))
+        super::queued_bytes::poll_write_queued(&mut self.inner, &mut self.out, cx)
     }
 }
 
