@@ -13,16 +13,20 @@ pub struct RealTimeWatchdog {
     _disarm: Sender<()>,
 }
 
-/// Arms a watchdog that aborts the test process when `test` still runs after `bound` of
-/// real time.
-pub fn real_time_watchdog(test: &'static str, bound: Duration) -> RealTimeWatchdog {
+/// Arms a watchdog that aborts the test process when the calling test (named after its
+/// thread, as libtest names them) still runs after `bound` of real time.
+pub fn real_time_watchdog(bound: Duration) -> RealTimeWatchdog {
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
     let (disarm, armed) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         if let Err(RecvTimeoutError::Timeout) = armed.recv_timeout(bound) {
-            eprintln!(
+            // Straight to stderr: libtest captures `eprintln!` of this thread too, and the
+            // capture is lost when the process aborts.
+            let message = format!(
                 "{test} still runs after {bound:?} of real time: a task spins on the paused \
-                 clock (a broken turn loop); aborting the test process"
+                 clock (a broken turn loop); aborting the test process\n"
             );
+            let _unwritable = std::io::Write::write_all(&mut std::io::stderr(), message.as_bytes());
             std::process::abort();
         }
     });

@@ -196,10 +196,7 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_stalled_model_segment_fails_with_timeout_at_the_model_timeout() -> TestResult {
-    let _watchdog = real_time_watchdog(
-        "a_stalled_model_segment_fails_with_timeout_at_the_model_timeout",
-        WATCHDOG,
-    );
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let script = r#"
 turns:
   - steps:
@@ -227,10 +224,7 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestResult {
-    let _watchdog = real_time_watchdog(
-        "a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn",
-        WATCHDOG,
-    );
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let running = parked_turn().await?;
     let (elapsed, registry) = running.ended_after().await?;
     assert!(
@@ -243,7 +237,7 @@ async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestR
 
 #[tokio::test(start_paused = true)]
 async fn an_abort_while_dsh_runs_the_tools_ends_the_turn() -> TestResult {
-    let _watchdog = real_time_watchdog("an_abort_while_dsh_runs_the_tools_ends_the_turn", WATCHDOG);
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let running = parked_turn().await?;
     running.abort.cancel();
     let (elapsed, registry) = running.ended_after().await?;
@@ -264,10 +258,7 @@ fn no_launch(_: &LaunchLine, _: &Path) -> Result<ServerLink, AdapterError> {
 
 #[tokio::test(start_paused = true)]
 async fn a_clean_turn_gives_its_process_back_and_the_next_turn_reuses_it() -> TestResult {
-    let _watchdog = real_time_watchdog(
-        "a_clean_turn_gives_its_process_back_and_the_next_turn_reuses_it",
-        WATCHDOG,
-    );
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let script = r#"
 turns:
   - steps:
@@ -289,10 +280,7 @@ turns:
 /// reused once it waited idle past `idle_process_timeout` (the next request launches).
 #[tokio::test(start_paused = true)]
 async fn the_lanes_client_is_not_reused_after_idle_process_timeout() -> TestResult {
-    let _watchdog = real_time_watchdog(
-        "the_lanes_client_is_not_reused_after_idle_process_timeout",
-        WATCHDOG,
-    );
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let script = r#"
 turns:
   - steps:
@@ -328,10 +316,7 @@ turns:
 
 #[tokio::test(start_paused = true)]
 async fn a_timed_out_turn_disposes_its_process_instead_of_giving_it_back() -> TestResult {
-    let _watchdog = real_time_watchdog(
-        "a_timed_out_turn_disposes_its_process_instead_of_giving_it_back",
-        WATCHDOG,
-    );
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let script = r#"
 turns:
   - steps:
@@ -378,7 +363,7 @@ fn stop_reasons_map_to_their_own_finish_reasons() {
 /// dropped it), and a stream DSH stopped reading does not hold the turn past the grace.
 #[tokio::test(start_paused = true)]
 async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
-    let _watchdog = real_time_watchdog("each_outcome_delivers_its_one_terminal_item", WATCHDOG);
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let grace = Duration::from_secs(2);
     let finish = |reason| Some(Ok(StreamPart::Finish { reason }));
     let cases: Vec<(Outcome, Option<Result<StreamPart, LlmErrorCode>>)> = vec![
@@ -421,7 +406,7 @@ async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
 #[tokio::test(start_paused = true)]
 #[tracing_test::traced_test]
 async fn a_process_that_dies_after_checkout_is_replaced() -> TestResult {
-    let _watchdog = real_time_watchdog("a_process_that_dies_after_checkout_is_replaced", WATCHDOG);
+    let _watchdog = real_time_watchdog(WATCHDOG);
     let script = r#"
 turns:
   - steps:
