@@ -12,6 +12,6 @@ mod sign_in;
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
 pub(crate) use handshake::{
-    ServerInfo, catalogue, choose_model, close_session, initialize, new_session,
+    CatalogueModel, ServerInfo, catalogue, choose_model, close_session, initialize, new_session,
 };
 pub(crate) use sign_in::{SignIn, SignInProblem};

@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use crate::install::InstallOptions;
 
-/// The adapter's id, the prefix of its model ids.
+/// The adapter's default provider route (DSH's `GenerateOptions.provider`), and its name
+/// in the ACP `clientInfo`.
 pub const ADAPTER_ID: &str = "antigravity-acp";
 
-/// The model that means "whatever the server selects by itself".
+/// The model that means "whatever the server selects by itself"; the bundle patch makes
+/// `antigravity-acp/server-default` the model of fresh chats (C02).
 pub const SERVER_DEFAULT_MODEL: &str = "server-default";
-
-/// The full DSH id of the server-default model, given to fresh chats.
-pub const DEFAULT_MODEL: &str = "antigravity-acp/server-default";
 
 /// An explicit server command: program, arguments and extra environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +68,8 @@ impl From<ServerCommand> for ServerSource {
 /// Everything the adapter can be told.
 #[derive(Debug, Clone)]
 pub struct AdapterConfig {
+    /// The provider route the adapter registers for (default `antigravity-acp`).
+    pub provider: String,
     /// The server to launch for each turn.
     pub server: ServerSource,
     /// Variables given to the server beyond the allowlist (any server source).
@@ -83,9 +84,9 @@ pub struct AdapterConfig {
     /// Bounds how long a parked tool call waits for DSH's result (`toolTimeoutMs`).
     pub tool_timeout: Duration,
     /// Bounds `authenticate`, the server's browser sign-in (which 1.3.0 holds for about
-    /// 8.5 minutes); past it the generation fails with `auth_required`.
+    /// 8.5 minutes); past it the generation fails with `ACP_AUTH_REQUIRED`.
     pub sign_in_timeout: Duration,
-    /// How many tool turns may be active at once before `generate` fails with `busy`.
+    /// How many tool turns may be active at once before `stream` fails with `ACP_SESSION_BUSY`.
     pub max_active_turns: usize,
     /// How long a closing server gets after its stdin closes before its process group is
     /// killed.
@@ -97,7 +98,7 @@ pub struct AdapterConfig {
     /// How many sessions one process may create before it is disposed instead of
     /// returned to the pool (C39).
     pub max_sessions_per_process: usize,
-    /// Model ids (without the adapter prefix) listed by `models()` beside `server-default`.
+    /// Model ids listed by `listModels` beside `server-default` until discovery ran.
     pub models: Vec<String>,
 }
 
@@ -114,6 +115,7 @@ pub const KNOWN_MODELS: [&str; 6] = [
 impl Default for AdapterConfig {
     fn default() -> Self {
         Self {
+            provider: ADAPTER_ID.to_owned(),
             server: ServerSource::default(),
             extra_env: Vec::new(),
             host_env: None,
@@ -149,5 +151,6 @@ mod tests {
         assert_eq!(config.tool_timeout, Duration::from_secs(170));
         assert_eq!(config.sign_in_timeout, Duration::from_secs(120));
         assert!(matches!(config.server, ServerSource::Installed(_)));
+        assert_eq!(config.provider, "antigravity-acp");
     }
 }

@@ -1,55 +1,67 @@
-//! The host contract: what DSH offers its LLM plugins, written down in Rust.
+//! The host contract: DSH's LLM interface (`@deepseek-ai/dsh-llm` 0.1.0-rc.8), one to one
+//! in Rust. Every type serializes to DSH's own wire names, so the Node binding
+//! (`dsh-plugin/`) converts with serde and nothing else, and `dsh-sim` drives the adapter
+//! through the same vocabulary DSH does.
 //!
-//! DSH itself is TypeScript; this module is the Rust image of its plugin API so that
-//! the adapter can be built and judged outside DSH. `dsh-sim` implements the host side
-//! ([`AdapterRegistry`]) and drives adapters through [`LlmAdapter`].
+//! - [`LlmAdapter`]: `providerInfo`, `providerRetryPolicy`, `listModels`, `resolveModel`,
+//!   `stream`, plus `dispose` (a Cordis plugin's scope disposal).
+//! - [`GenerateOptions`], [`Message`], [`ContentBlock`], [`ToolSchema`]: the request.
+//! - [`StreamChunk`], [`FinishReason`], [`LlmFailure`]: the stream, read through
+//!   [`ChunkStream`].
+//! - [`LlmError`], [`LlmErrorCode`]: the failure codes (SCREAMING_SNAKE strings).
+//! - [`AdapterRegistry`]: `ctx.llm.registerAdapter`.
 
 mod error;
+mod message;
+mod models;
 mod registry;
 mod request;
 mod stream;
 
 pub use error::{LlmError, LlmErrorCode};
-pub use registry::{AdapterRegistration, AdapterRegistry, RegistryError};
-pub use request::{
-    AssistantPart, BinaryPart, GenerateRequest, Message, Purpose, SamplingOptions, ToolCallPart,
-    ToolDefinition, ToolResult, UserPart,
+pub use message::{
+    ContentBlock, ImageAttachmentRef, ImageBlock, Message, Role, TextBlock, ToolCallBlock,
+    ToolResultBlock, ToolResultView, blocks_text,
 };
-pub use stream::{BlockKind, FinishReason, PartSender, PartStream, StreamPart};
+pub use models::{
+    LlmModelContext, LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, ModelModality,
+    RetryPolicy,
+};
+pub use registry::{AdapterRegistry, RegistryError};
+pub use request::{GenerateOptions, Purpose, ResolvedImage, ToolSchema};
+pub use stream::{
+    ChunkSender, ChunkStream, ContentBlockType, FinishReason, LlmFailure, STREAM_CAPACITY,
+    StreamChunk, TokenUsage,
+};
 
 use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
 
-/// A model an adapter offers, as DSH lists it (`<adapter id>/<model>`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ModelInfo {
-    /// The full DSH model id, `<adapter id>/<model>`.
-    pub id: String,
-    /// A name for people.
-    pub display_name: String,
-}
-
-/// An LLM backend that DSH can drive.
+/// An LLM backend DSH can drive (DSH's abstract `LlmAdapter`).
 ///
-/// `generate` never fails synchronously: every outcome, including an invalid request,
+/// `stream` never fails synchronously: every outcome, an invalid request included,
 /// reaches the caller through the returned stream, which ends with exactly one
-/// [`StreamPart::Finish`] or one [`LlmError`].
+/// [`StreamChunk::Finish`].
 pub trait LlmAdapter: Send + Sync {
-    /// The adapter's id, the prefix of its model ids.
-    fn id(&self) -> &str;
+    /// Display metadata for one route this adapter was registered for.
+    fn provider_info(&self, provider: &str) -> LlmProviderInfo;
 
-    /// The models this adapter offers, as far as it knows them now (synchronous: it
-    /// never starts anything). For `antigravity-acp` that is the configured list until
-    /// [`LlmAdapter::discover_models`] ran, and the server's real catalogue after.
-    fn models(&self) -> Vec<ModelInfo>;
+    /// The route's retry policy; `None` means DSH's defaults.
+    fn provider_retry_policy(&self, provider: &str) -> Option<RetryPolicy>;
 
-    /// Asks the backend for its real model catalogue, then answers like
-    /// [`LlmAdapter::models`]. The default asks nothing and returns `models()`.
-    fn discover_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, LlmError>> {
-        Box::pin(async move { Ok(self.models()) })
-    }
+    /// The models the adapter can advertise for `provider` (advisory).
+    fn list_models(&self, provider: &str) -> BoxFuture<'_, Result<Vec<LlmModelInfo>, LlmError>>;
 
-    /// Starts (or continues) a generation and streams its parts.
-    fn generate(&self, request: GenerateRequest) -> PartStream;
+    /// Everything known about one exact model; settles promptly once `signal` fires.
+    fn resolve_model(
+        &self,
+        provider: &str,
+        model: &str,
+        signal: CancellationToken,
+    ) -> BoxFuture<'_, Result<LlmResolvedModelInfo, LlmError>>;
+
+    /// Streams one model call.
+    fn stream(&self, options: GenerateOptions) -> ChunkStream;
 
     /// Tears down everything the adapter owns: running turns, parked calls, processes,
     /// scratch directories. Resolves once all of it is gone.

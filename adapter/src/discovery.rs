@@ -8,20 +8,20 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::acp::{SignIn, catalogue, new_session};
+use crate::acp::{CatalogueModel, SignIn, catalogue, new_session};
 use crate::config::AdapterConfig;
 use crate::error::AdapterError;
 use crate::pool::{Holder, PoolKey, PooledProcess, ProcessPool, UnclaimedSession, spawn_server};
 use crate::server::ServerLauncher;
 
-/// The server's model ids (without the adapter prefix), bounded by the model timeout and
+/// The server's model catalogue, bounded by the model timeout and
 /// ended by disposal.
 pub(crate) async fn discover(
     config: &AdapterConfig,
     launcher: &ServerLauncher,
     pool: &Arc<ProcessPool>,
     provider: &CancellationToken,
-) -> Result<Vec<String>, AdapterError> {
+) -> Result<Vec<CatalogueModel>, AdapterError> {
     let grace = config.shutdown_grace;
     // Whatever started lands here, so an early end (timeout, disposal) still disposes it.
     let mut holder = Holder::default();

@@ -48,18 +48,39 @@ pub(crate) enum AdapterError {
         /// Why (written by the adapter).
         reason: String,
     },
-    /// The request's history is inconsistent.
+    /// A continuation repeats a tool result or answers a call never issued.
     #[error("inconsistent history: {0}")]
     InvalidHistory(String),
-    /// The request carries input the server cannot receive.
+    /// A continuation leaves an issued call without its result.
+    #[error("inconsistent history: {0}")]
+    ToolResultsMissing(String),
+    /// The request carries a block the server cannot receive.
     #[error("unsupported input: {0}")]
     UnsupportedInput(String),
-    /// The request sets sampling controls the server cannot honour.
-    #[error("unsupported sampling controls: {0}")]
+    /// An image block's bytes were not resolved by the host.
+    #[error("the bytes of image attachment `{0}` were not provided by DSH's attachment store")]
+    AttachmentUnavailable(String),
+    /// The request sets controls the server cannot honour.
+    #[error("the Antigravity server accepts no {0}")]
     UnsupportedOption(String),
-    /// A bound ran out.
+    /// A model segment (or the start of the session) ran out of time.
     #[error("{0} timed out")]
     Timeout(&'static str),
+    /// DSH's tool results took longer than the tool timeout.
+    #[error("waiting for DSH's tool results timed out")]
+    ToolTimeout,
+    /// The server ended its turn without any content.
+    #[error("the server ended its turn without any content")]
+    EmptyResponse,
+    /// The server refused to answer.
+    #[error("the server refused to answer (stop reason `refusal`)")]
+    Refusal,
+    /// The server hit its own request limit for the turn.
+    #[error("the server reached its request limit for the turn (stop reason `max_turn_requests`)")]
+    TurnLimit,
+    /// The server ended the prompt with a stop reason ACP v1 does not define.
+    #[error("the server ended the prompt with an unknown stop reason")]
+    UnknownStop,
     /// Too many tool turns are active.
     #[error("too many active tool turns (limit {0})")]
     Busy(usize),
@@ -98,20 +119,33 @@ impl AdapterError {
     /// The one place where internal failures become DSH's sanitized error codes.
     pub(crate) fn to_llm_error(&self) -> LlmError {
         let code = match self {
-            Self::Spawn(_) | Self::ConnectionClosed(_) => LlmErrorCode::ServerUnavailable,
-            Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::Internal,
-            Self::Remote { .. } | Self::ProtocolVersion(_) => LlmErrorCode::ServerError,
-            Self::AuthRequired(_) => LlmErrorCode::AuthRequired,
-            Self::ModelUnavailable(_) => LlmErrorCode::ModelUnavailable,
-            Self::InvalidTool { .. } => LlmErrorCode::InvalidToolDefinition,
-            Self::InvalidHistory(_) => LlmErrorCode::InvalidHistory,
-            Self::UnsupportedInput(_) => LlmErrorCode::UnsupportedInput,
-            Self::UnsupportedOption(_) => LlmErrorCode::UnsupportedOption,
-            Self::Timeout(_) => LlmErrorCode::Timeout,
-            Self::Busy(_) => LlmErrorCode::Busy,
-            Self::NativeToolRejected(_) => LlmErrorCode::NativeToolRejected,
-            Self::Disposed => LlmErrorCode::Disposed,
-            Self::Install { .. } => LlmErrorCode::InstallFailed,
+            Self::Spawn(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                LlmErrorCode::AcpBinaryMissing
+            }
+            Self::Spawn(_) => LlmErrorCode::AcpSpawnFailed,
+            Self::ConnectionClosed(_) => LlmErrorCode::AcpDisconnected,
+            Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::AcpInternal,
+            Self::Remote { .. } => LlmErrorCode::AcpRpcError,
+            Self::ProtocolVersion(_) => LlmErrorCode::AcpVersionMismatch,
+            Self::AuthRequired(_) => LlmErrorCode::AcpAuthRequired,
+            Self::ModelUnavailable(_) => LlmErrorCode::AcpInvalidModel,
+            Self::InvalidTool { .. } => LlmErrorCode::AcpToolCatalogInvalid,
+            Self::InvalidHistory(_) => LlmErrorCode::AcpInvalidHistory,
+            Self::ToolResultsMissing(_) => LlmErrorCode::AcpToolResultsMissing,
+            Self::UnsupportedInput(_) | Self::UnsupportedOption(_) => {
+                LlmErrorCode::UnsupportedOption
+            }
+            Self::AttachmentUnavailable(_) => LlmErrorCode::AcpAttachmentUnavailable,
+            Self::Timeout(_) => LlmErrorCode::AcpTimeout,
+            Self::ToolTimeout => LlmErrorCode::AcpToolTimeout,
+            Self::EmptyResponse => LlmErrorCode::EmptyResponse,
+            Self::Refusal => LlmErrorCode::AcpRefusal,
+            Self::TurnLimit => LlmErrorCode::AcpTurnLimit,
+            Self::UnknownStop => LlmErrorCode::AcpUnknownStop,
+            Self::Busy(_) => LlmErrorCode::AcpSessionBusy,
+            Self::NativeToolRejected(_) => LlmErrorCode::AcpNativeToolRejected,
+            Self::Disposed => LlmErrorCode::AcpDisposed,
+            Self::Install { .. } => LlmErrorCode::AcpInstallFailed,
         };
         // Every Display text above is written by the adapter; io errors' own texts are
         // left out because they can carry paths.
@@ -130,7 +164,7 @@ mod tests {
             "secret token abc123 leaked in a stack trace",
         );
         let error = AdapterError::remote("session/prompt", &remote).to_llm_error();
-        assert_eq!(error.code, LlmErrorCode::ServerError);
+        assert_eq!(error.code, LlmErrorCode::AcpRpcError);
         assert!(!error.message.contains("abc123"), "{}", error.message);
         assert!(error.message.contains("-32603"), "{}", error.message);
     }
@@ -139,7 +173,11 @@ mod tests {
     fn spawn_failures_do_not_quote_the_io_error() {
         let io = std::io::Error::new(std::io::ErrorKind::NotFound, "/home/alice/secret/path");
         let error = AdapterError::Spawn(io).to_llm_error();
-        assert_eq!(error.code, LlmErrorCode::ServerUnavailable);
+        assert_eq!(error.code, LlmErrorCode::AcpBinaryMissing);
+        assert!(!error.message.contains("alice"));
+        let denied = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "/home/alice");
+        let error = AdapterError::Spawn(denied).to_llm_error();
+        assert_eq!(error.code, LlmErrorCode::AcpSpawnFailed);
         assert!(!error.message.contains("alice"));
     }
 }

@@ -63,9 +63,9 @@ mod standalone_bridge;
 mod turn;
 
 pub use config::{
-    ADAPTER_ID, AdapterConfig, DEFAULT_MODEL, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
 };
-pub use provider::AntigravityProvider;
+pub use provider::{AntigravityProvider, RETRYABLE_CODES};
 pub use register::register;
 pub use standalone_bridge::{BridgeAnswer, BridgeTool, StandaloneBridge};
 

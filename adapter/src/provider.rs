@@ -1,4 +1,4 @@
-//! `AntigravityProvider`: the `LlmAdapter` DSH talks to. Each generate either continues
+//! `AntigravityProvider`: the `LlmAdapter` DSH talks to. Each `stream` either continues
 //! the pending tool exchange its history answers, or starts a fresh turn from the complete
 //! history: a tool turn takes an active-turn slot and a process of its own (an idle one
 //! from the pool, or a new one) with its own bridge; a request without tools (chat,
@@ -7,7 +7,7 @@
 //! the discovery of the server's model catalogue, and awaits all of them on disposal.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
@@ -15,17 +15,30 @@ use tokio::sync::mpsc::error::TrySendError;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::acp::CatalogueModel;
 use crate::bridge::ToolCatalog;
-use crate::config::{ADAPTER_ID, AdapterConfig, SERVER_DEFAULT_MODEL};
-use crate::contract::{GenerateRequest, LlmAdapter, LlmError, ModelInfo, PartSender, PartStream};
+use crate::config::{AdapterConfig, SERVER_DEFAULT_MODEL};
+use crate::contract::{
+    ChunkSender, ChunkStream, FinishReason, GenerateOptions, LlmAdapter, LlmError,
+    LlmModelContext, LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, ModelModality,
+    RetryPolicy,
+};
 use crate::discovery::discover;
 use crate::error::AdapterError;
 use crate::pool::ProcessPool;
 use crate::server::ServerLauncher;
 use crate::turn::{
-    Claim, Continuation, ExchangeRegistry, HistoryDigest, NoToolLane, TurnSpec, build_prompt,
-    fingerprint, run_turn,
+    Claim, ContextWindows, Continuation, ExchangeRegistry, HistoryDigest, NoToolLane, TurnSpec,
+    WindowReport, build_prompt, fingerprint, run_turn,
 };
+
+/// The codes DSH's retry plugin may retry for this provider: only a failure that by
+/// construction streamed nothing and ran no DSH tool (C51). An empty response is the one:
+/// a retry rebuilds the prompt from DSH's history, so a tool that ran is never run again.
+pub const RETRYABLE_CODES: [&str; 1] = ["EMPTY_RESPONSE"];
+
+/// How often DSH's retry plugin may retry an empty response.
+const MAX_RETRIES: u32 = 2;
 
 /// DSH's adapter over the Antigravity ACP server.
 #[derive(Debug)]
@@ -40,8 +53,11 @@ pub struct AntigravityProvider {
     pool: Arc<ProcessPool>,
     /// Requests without tools, one at a time; holds the persistent client (C42).
     lane: NoToolLane,
-    /// The server's catalogue, once discovered (model ids without the prefix).
-    discovered: Mutex<Option<Vec<String>>>,
+    /// The server's catalogue, once discovered; held while discovery runs, so
+    /// concurrent `listModels` calls run it once.
+    discovered: tokio::sync::Mutex<Option<Vec<CatalogueModel>>>,
+    /// The context window each model reported (`usage_update`).
+    windows: Arc<ContextWindows>,
 }
 
 impl AntigravityProvider {
@@ -59,40 +75,38 @@ impl AntigravityProvider {
             active_turns,
             next_turn: AtomicU64::new(1),
             lane: NoToolLane::default(),
-            discovered: Mutex::new(None),
+            discovered: tokio::sync::Mutex::new(None),
+            windows: Arc::default(),
         }
     }
 
     /// The server model a DSH model id selects: `None` for the server's default.
     fn server_model(model: &str) -> Result<Option<String>, AdapterError> {
-        match model
-            .strip_prefix(ADAPTER_ID)
-            .and_then(|m| m.strip_prefix('/'))
-        {
-            Some(SERVER_DEFAULT_MODEL) => Ok(None),
-            Some(model) if !model.is_empty() => Ok(Some(model.to_owned())),
-            _ => Err(AdapterError::ModelUnavailable(model.to_owned())),
+        match model {
+            SERVER_DEFAULT_MODEL => Ok(None),
+            "" => Err(AdapterError::ModelUnavailable(model.to_owned())),
+            model => Ok(Some(model.to_owned())),
         }
     }
 
-    fn start(&self, request: GenerateRequest) -> Result<PartStream, AdapterError> {
+    fn start(&self, request: GenerateOptions) -> Result<ChunkStream, AdapterError> {
         if self.root.is_cancelled() {
             return Err(AdapterError::Disposed);
         }
-        let unsupported = request.sampling.set_controls();
+        let unsupported = request.unsupported_controls();
         if !unsupported.is_empty() {
             return Err(AdapterError::UnsupportedOption(unsupported.join(", ")));
         }
         let model = Self::server_model(&request.model)?;
         let fingerprint = fingerprint(&request);
-        let (sink, stream) = PartStream::channel();
+        let (sink, stream) = ChunkStream::channel();
         let sink = match self.registry.claim(&request, &fingerprint)? {
             Claim::Continue(exchange, results) => {
                 let continuation = Continuation {
                     results,
                     sink,
-                    abort: request.abort.clone(),
-                    history: HistoryDigest::of(&request.history),
+                    abort: request.signal.clone(),
+                    history: HistoryDigest::of(&request.messages),
                 };
                 match exchange.control.try_send(continuation) {
                     Ok(()) => return Ok(stream),
@@ -109,19 +123,19 @@ impl AntigravityProvider {
 
     fn start_fresh(
         &self,
-        request: GenerateRequest,
+        request: GenerateOptions,
         model: Option<String>,
         fingerprint: [u8; 32],
-        sink: PartSender,
+        sink: ChunkSender,
     ) -> Result<(), AdapterError> {
-        let catalog = if request.tools.is_empty() {
+        let catalog = if request.tools().is_empty() {
             None
         } else {
-            Some(Arc::new(ToolCatalog::build(&request.tools)?))
+            Some(Arc::new(ToolCatalog::build(request.tools())?))
         };
         let prompt = build_prompt(&request, catalog.as_deref())?;
         // Only tool turns count against the active-turn limit (C41); requests without
-        // tools wait in their lane instead, and never fail `busy` (C42).
+        // tools wait in their lane instead, and never fail busy (C42).
         let (permit, lane) = match &catalog {
             Some(_) => {
                 let permit = self
@@ -138,13 +152,17 @@ impl AntigravityProvider {
             launcher: self.launcher.clone(),
             pool: self.pool.clone(),
             lane,
+            window: WindowReport {
+                windows: self.windows.clone(),
+                model: request.model.clone(),
+            },
             model,
             prompt,
             catalog,
             fingerprint,
-            history: HistoryDigest::of(&request.history),
+            history: HistoryDigest::of(&request.messages),
             sink,
-            abort: request.abort,
+            abort: request.signal,
             provider: self.root.clone(),
             registry: self.registry.clone(),
             id: self.next_turn.fetch_add(1, Ordering::Relaxed),
@@ -153,47 +171,117 @@ impl AntigravityProvider {
         self.tasks.spawn(run_turn(spec));
         Ok(())
     }
+
+    /// `server-default` first, then the server's catalogue (or, before discovery, the
+    /// configured models).
+    fn model_list(&self, provider: &str, discovered: Option<&[CatalogueModel]>) -> Vec<LlmModelInfo> {
+        let default = self.model_info(provider, SERVER_DEFAULT_MODEL, discovered);
+        let listed: Vec<LlmModelInfo> = match discovered {
+            Some(found) => found
+                .iter()
+                .map(|m| self.model_info(provider, &m.id, discovered))
+                .collect(),
+            None => self
+                .config
+                .models
+                .iter()
+                .map(|m| self.model_info(provider, m, None))
+                .collect(),
+        };
+        std::iter::once(default).chain(listed).collect()
+    }
+
+    fn model_info(
+        &self,
+        provider: &str,
+        model: &str,
+        discovered: Option<&[CatalogueModel]>,
+    ) -> LlmModelInfo {
+        let known = discovered
+            .into_iter()
+            .flatten()
+            .find(|m| m.id == model);
+        let (name, description) = match (model, known) {
+            (SERVER_DEFAULT_MODEL, _) => (
+                "Server default".to_owned(),
+                Some("Whatever model the Antigravity server selects by itself".to_owned()),
+            ),
+            (_, Some(known)) => (known.name.clone(), known.description.clone()),
+            (model, None) => (model.to_owned(), None),
+        };
+        LlmModelInfo {
+            provider: provider.to_owned(),
+            id: model.to_owned(),
+            name,
+            description,
+            input_modalities: Some(vec![ModelModality::Text, ModelModality::Image]),
+        }
+    }
 }
 
 impl LlmAdapter for AntigravityProvider {
-    fn id(&self) -> &str {
-        ADAPTER_ID
+    fn provider_info(&self, provider: &str) -> LlmProviderInfo {
+        LlmProviderInfo {
+            id: provider.to_owned(),
+            name: "Google Antigravity (ACP)".to_owned(),
+        }
     }
 
-    fn models(&self) -> Vec<ModelInfo> {
-        let discovered = match self.discovered.lock() {
-            Ok(guard) => guard.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        let listed = discovered.unwrap_or_else(|| self.config.models.clone());
-        std::iter::once(SERVER_DEFAULT_MODEL)
-            .chain(listed.iter().map(String::as_str))
-            .map(|m| ModelInfo {
-                id: format!("{ADAPTER_ID}/{m}"),
-                display_name: m.to_owned(),
-            })
-            .collect()
+    fn provider_retry_policy(&self, _provider: &str) -> Option<RetryPolicy> {
+        Some(RetryPolicy {
+            mode: "normal".to_owned(),
+            max_retries: MAX_RETRIES,
+            retryable_codes: RETRYABLE_CODES.iter().map(|c| (*c).to_owned()).collect(),
+        })
     }
 
-    fn discover_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, LlmError>> {
+    fn list_models(&self, provider: &str) -> BoxFuture<'_, Result<Vec<LlmModelInfo>, LlmError>> {
+        let provider = provider.to_owned();
         Box::pin(async move {
             if self.root.is_cancelled() {
                 return Err(AdapterError::Disposed.to_llm_error());
             }
-            let found = discover(&self.config, &self.launcher, &self.pool, &self.root)
-                .await
-                .map_err(|error| error.to_llm_error())?;
-            match self.discovered.lock() {
-                Ok(mut guard) => *guard = Some(found),
-                Err(poisoned) => *poisoned.into_inner() = Some(found),
+            // The first call runs discovery; later calls answer from its result. A
+            // failed discovery caches nothing, so the next call tries again.
+            let mut discovered = self.discovered.lock().await;
+            if discovered.is_none() {
+                let found = discover(&self.config, &self.launcher, &self.pool, &self.root)
+                    .await
+                    .map_err(|error| error.to_llm_error())?;
+                *discovered = Some(found);
             }
-            Ok(self.models())
+            Ok(self.model_list(&provider, discovered.as_deref()))
         })
     }
 
-    fn generate(&self, request: GenerateRequest) -> PartStream {
-        self.start(request)
-            .unwrap_or_else(|error| PartStream::failed(error.to_llm_error()))
+    fn resolve_model(
+        &self,
+        provider: &str,
+        model: &str,
+        _signal: CancellationToken,
+    ) -> BoxFuture<'_, Result<LlmResolvedModelInfo, LlmError>> {
+        let (provider, model) = (provider.to_owned(), model.to_owned());
+        // Answers from what is known (no process is started), so it settles at once.
+        Box::pin(async move {
+            Self::server_model(&model).map_err(|error| error.to_llm_error())?;
+            let discovered = self.discovered.try_lock().ok();
+            let catalogue = discovered.as_ref().and_then(|d| d.as_deref());
+            Ok(LlmResolvedModelInfo {
+                model: self.model_info(&provider, &model, catalogue),
+                context: self
+                    .windows
+                    .get(&model)
+                    .map(|context_window| LlmModelContext { context_window }),
+            })
+        })
+    }
+
+    fn stream(&self, options: GenerateOptions) -> ChunkStream {
+        self.start(options).unwrap_or_else(|error| {
+            ChunkStream::finished(FinishReason::Error {
+                failure: error.to_llm_error().to_failure(),
+            })
+        })
     }
 
     fn dispose(&self) -> BoxFuture<'_, ()> {
@@ -222,25 +310,29 @@ impl Drop for AntigravityProvider {
 mod tests {
     use super::*;
 
-    /// A DSH model id selects a server model only with a non-empty id after
-    /// `antigravity-acp/`; `server-default` selects the server's default.
+    /// `server-default` selects the server's default; any other non-empty id is passed
+    /// to the server as it is.
     #[test]
     fn model_ids_map_to_server_models() {
         let model = AntigravityProvider::server_model;
-        assert!(matches!(model("antigravity-acp/server-default"), Ok(None)));
-        assert!(
-            matches!(model("antigravity-acp/gemini-3-pro"), Ok(Some(m)) if m == "gemini-3-pro")
+        assert!(matches!(model("server-default"), Ok(None)));
+        assert!(matches!(model("gemini-3-pro"), Ok(Some(m)) if m == "gemini-3-pro"));
+        assert!(matches!(model(""), Err(AdapterError::ModelUnavailable(_))));
+    }
+
+    /// The policy DSH's retry plugin applies retries only an empty response (C51), a
+    /// bounded number of times.
+    #[test]
+    fn only_an_empty_response_is_retryable() {
+        let provider = AntigravityProvider::new(AdapterConfig::default());
+        let policy = provider.provider_retry_policy("antigravity-acp");
+        assert_eq!(
+            policy,
+            Some(RetryPolicy {
+                mode: "normal".into(),
+                max_retries: 2,
+                retryable_codes: vec!["EMPTY_RESPONSE".into()],
+            })
         );
-        for refused in [
-            "antigravity-acp/",
-            "antigravity-acp",
-            "gemini-3-pro",
-            "other/gemini-3-pro",
-        ] {
-            assert!(
-                matches!(model(refused), Err(AdapterError::ModelUnavailable(_))),
-                "{refused:?} was accepted"
-            );
-        }
     }
 }

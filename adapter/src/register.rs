@@ -1,24 +1,22 @@
-//! The plugin entry: mounts the adapter as DSH's primary LLM adapter (C01, C02).
+//! The plugin entry: registers a provider with the host's adapter registry for the
+//! configured provider route (C01), as DSH's `ctx.llm.registerAdapter([provider],
+//! adapter)` does. The model of fresh chats (C02) is the bundle's choice, not the
+//! registry's: DSH's bundle patch (`dsh-plugin/cordis.patch.yml`) names
+//! `antigravity-acp/server-default`, and `dsh-sim`'s bundle does the same.
 
 use std::sync::Arc;
 
-use crate::config::{AdapterConfig, DEFAULT_MODEL};
-use crate::contract::{AdapterRegistration, AdapterRegistry, RegistryError};
+use crate::config::AdapterConfig;
+use crate::contract::{AdapterRegistry, RegistryError};
 use crate::provider::AntigravityProvider;
 
-/// Registers a new provider with the host as its primary adapter, with
-/// `antigravity-acp/server-default` as the model of fresh chats.
+/// Registers a new provider for `config.provider`.
 pub fn register(
     registry: &mut dyn AdapterRegistry,
     config: AdapterConfig,
 ) -> Result<Arc<AntigravityProvider>, RegistryError> {
+    let providers = [config.provider.clone()];
     let provider = Arc::new(AntigravityProvider::new(config));
-    registry.register_adapter(
-        provider.clone(),
-        AdapterRegistration {
-            primary: true,
-            default_model: DEFAULT_MODEL.to_owned(),
-        },
-    )?;
+    registry.register_adapter(&providers, provider.clone())?;
     Ok(provider)
 }

@@ -12,7 +12,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use tokio_util::task::AbortOnDropHandle;
 
 use crate::bridge::{Bridge, MAX_PENDING_CALLS, ToolCatalog, ToolReply};
-use crate::contract::{LlmError, LlmErrorCode, ToolDefinition};
+use crate::contract::{LlmError, LlmErrorCode, ToolSchema};
 
 /// One exported tool: DSH's name and the hashed name MCP clients call it by.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -48,7 +48,7 @@ impl StandaloneBridge {
     /// Binds a fresh bridge on `127.0.0.1:0` exporting `tools`, and answers each valid
     /// `tools/call` with `answer(DSH tool name, validated arguments)`. Fails as a turn
     /// would (`invalid_tool_definition` for a tool that cannot be exported).
-    pub async fn start<F>(tools: &[ToolDefinition], answer: F) -> Result<Self, LlmError>
+    pub async fn start<F>(tools: &[ToolSchema], answer: F) -> Result<Self, LlmError>
     where
         F: Fn(&str, &Value) -> BridgeAnswer + Send + 'static,
     {
@@ -61,7 +61,7 @@ impl StandaloneBridge {
             .map_err(|e| e.to_llm_error())?;
         let McpServer::Http(http) = bridge.descriptor() else {
             return Err(LlmError::new(
-                LlmErrorCode::Internal,
+                LlmErrorCode::AcpInternal,
                 "the bridge is not an HTTP MCP server",
             ));
         };
@@ -125,10 +125,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_tool_that_cannot_be_exported_fails_as_in_a_turn() {
-        let tools = [ToolDefinition {
+        let tools = [ToolSchema {
             name: "t".into(),
             description: String::new(),
-            input_schema: json!({"type": "string"}),
+            parameters: json!({"type": "string"}),
         }];
         let refused = StandaloneBridge::start(&tools, |_, _| BridgeAnswer {
             text: String::new(),
@@ -137,6 +137,6 @@ mod tests {
         .await
         .err()
         .map(|e| e.code);
-        assert_eq!(refused, Some(LlmErrorCode::InvalidToolDefinition));
+        assert_eq!(refused, Some(LlmErrorCode::AcpToolCatalogInvalid));
     }
 }

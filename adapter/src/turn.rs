@@ -11,6 +11,7 @@ mod ends;
 mod exchange;
 mod prompt;
 mod resources;
+mod windows;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,11 +24,12 @@ use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
 pub(crate) use prompt::build_prompt;
+pub(crate) use windows::{ContextWindows, WindowReport};
 
 use crate::acp::{ServerEvent, SignIn, choose_model, new_session};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
-use crate::contract::{FinishReason, PartSender, StreamPart};
+use crate::contract::{ChunkSender, FinishReason, LlmError, LlmErrorCode, StreamChunk};
 use crate::error::AdapterError;
 use crate::pool::{PoolKey, PooledProcess, ProcessPool, ServerLink, spawn_server};
 use crate::server::{LaunchLine, ServerLauncher};
@@ -56,7 +58,7 @@ pub(crate) struct TurnSpec {
     pub(crate) catalog: Option<Arc<ToolCatalog>>,
     pub(crate) fingerprint: [u8; 32],
     pub(crate) history: HistoryDigest,
-    pub(crate) sink: PartSender,
+    pub(crate) sink: ChunkSender,
     pub(crate) abort: CancellationToken,
     /// The provider's token: cancelled on disposal.
     pub(crate) provider: CancellationToken,
@@ -66,6 +68,8 @@ pub(crate) struct TurnSpec {
     pub(crate) permit: Option<OwnedSemaphorePermit>,
     /// Requests without tools: the serialized lane they wait for (C42).
     pub(crate) lane: Option<NoToolLane>,
+    /// Where the context window the server reports is kept.
+    pub(crate) window: WindowReport,
 }
 
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
@@ -146,6 +150,7 @@ where
         id,
         permit,
         pool,
+        window,
         ..
     } = spec;
     let mut turn = TurnLoop::new(
@@ -159,6 +164,7 @@ where
             timeout: config.timeout,
             tool_timeout: config.tool_timeout,
             segment_started,
+            window,
         },
         calls,
         sink,
@@ -334,35 +340,54 @@ async fn open(
     Ok(())
 }
 
-/// Maps the server's stop reason to DSH's finish reason.
-pub(crate) fn finish_reason(stop: StopReason) -> FinishReason {
+/// Maps the server's stop reason to how the prompt ended for DSH: `end_turn` is `stop`
+/// (an empty response when this generation streamed no block), `max_tokens` is
+/// `max-tokens`, a `cancelled` DSH did not ask for is `aborted`; `refusal`,
+/// `max_turn_requests` and any other reason fail with their own codes, never `stop`.
+pub(crate) fn stop_outcome(stop: StopReason, has_content: bool) -> Result<FinishReason, AdapterError> {
     match stop {
-        StopReason::MaxTokens => FinishReason::Length,
-        StopReason::Refusal => FinishReason::Refusal,
-        StopReason::Cancelled => FinishReason::Cancelled,
-        _ => FinishReason::Stop,
+        StopReason::EndTurn if has_content => Ok(FinishReason::Stop),
+        StopReason::EndTurn => Err(AdapterError::EmptyResponse),
+        StopReason::MaxTokens => Ok(FinishReason::MaxTokens),
+        StopReason::Cancelled => Ok(aborted("the server cancelled the prompt")),
+        StopReason::Refusal => Err(AdapterError::Refusal),
+        StopReason::MaxTurnRequests => Err(AdapterError::TurnLimit),
+        _ => Err(AdapterError::UnknownStop),
     }
 }
 
-/// Sends the single terminal item, without waiting forever on a DSH that stopped reading.
-async fn deliver_terminal(sink: &PartSender, outcome: Outcome, grace: Duration) {
-    let delivered = match outcome {
-        Outcome::Finished(reason) => timed(grace, sink.send(StreamPart::Finish { reason })).await,
-        Outcome::Cancelled | Outcome::Superseded => {
-            timed(
-                grace,
-                sink.send(StreamPart::Finish {
-                    reason: FinishReason::Cancelled,
-                }),
-            )
-            .await
-        }
-        Outcome::Failed(error) => timed(grace, sink.fail(error.to_llm_error())).await,
-        Outcome::Disposed => timed(grace, sink.fail(AdapterError::Disposed.to_llm_error())).await,
-        Outcome::DroppedByDsh => true,
+/// An `aborted` finish with code `ABORTED`.
+fn aborted(message: &str) -> FinishReason {
+    FinishReason::Aborted {
+        failure: LlmError::new(LlmErrorCode::Aborted, message).to_failure(),
+    }
+}
+
+/// DSH's terminal chunk for an outcome, if DSH still holds a stream to take it.
+fn terminal_reason(outcome: Outcome) -> Option<FinishReason> {
+    match outcome {
+        Outcome::Finished(reason) => Some(reason),
+        Outcome::Cancelled => Some(aborted("DSH aborted the generation")),
+        Outcome::Superseded => Some(aborted(
+            "a newer request replaced this tool exchange (changed context or tools)",
+        )),
+        Outcome::Failed(error) => Some(FinishReason::Error {
+            failure: error.to_llm_error().to_failure(),
+        }),
+        Outcome::Disposed => Some(FinishReason::Error {
+            failure: AdapterError::Disposed.to_llm_error().to_failure(),
+        }),
+        Outcome::DroppedByDsh => None,
+    }
+}
+
+/// Sends the single terminal chunk, without waiting forever on a DSH that stopped reading.
+async fn deliver_terminal(sink: &ChunkSender, outcome: Outcome, grace: Duration) {
+    let Some(reason) = terminal_reason(outcome) else {
+        return;
     };
-    if !delivered {
-        tracing::debug!("DSH did not take the terminal part");
+    if !timed(grace, sink.send(StreamChunk::finish(reason))).await {
+        tracing::debug!("DSH did not take the terminal chunk");
     }
 }
 

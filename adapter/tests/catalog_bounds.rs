@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use antigravity_acp::contract::{LlmErrorCode, ToolDefinition};
+use antigravity_acp::contract::{LlmErrorCode, ToolSchema};
 use antigravity_acp::{BridgeAnswer, StandaloneBridge};
 use serde_json::{Value, json};
 
@@ -23,29 +23,29 @@ fn answer(_name: &str, _arguments: &Value) -> BridgeAnswer {
     }
 }
 
-fn small_tool(i: usize) -> ToolDefinition {
-    ToolDefinition {
+fn small_tool(i: usize) -> ToolSchema {
+    ToolSchema {
         name: format!("tool.{i}"),
         description: "a tool".into(),
-        input_schema: json!({"type": "object"}),
+        parameters: json!({"type": "object"}),
     }
 }
 
 /// A definition exactly `size` bytes long (name + description + schema as JSON), its
 /// bytes spread over all three parts.
-fn definition_of(size: usize) -> anyhow::Result<ToolDefinition> {
+fn definition_of(size: usize) -> anyhow::Result<ToolSchema> {
     let name = "n".repeat(1_000);
     let description = "d".repeat(30_000);
     let empty = serde_json::to_vec(&json!({"type": "object", "description": ""}))?.len();
     let padding = size - name.len() - description.len() - empty;
-    let definition = ToolDefinition {
+    let definition = ToolSchema {
         name,
         description,
-        input_schema: json!({"type": "object", "description": "s".repeat(padding)}),
+        parameters: json!({"type": "object", "description": "s".repeat(padding)}),
     };
     let total = definition.name.len()
         + definition.description.len()
-        + serde_json::to_vec(&definition.input_schema)?.len();
+        + serde_json::to_vec(&definition.parameters)?.len();
     assert_eq!(total, size);
     Ok(definition)
 }

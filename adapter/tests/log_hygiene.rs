@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use antigravity_acp::contract::{
-    GenerateRequest, LlmAdapter, LlmErrorCode, Message, ToolDefinition, UserPart,
+    GenerateRequest, LlmAdapter, LlmErrorCode, Message, ToolSchema, UserPart,
 };
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
@@ -127,10 +127,10 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
             "user prompt {SECRET}"
         ))])],
     );
-    request.tools.push(ToolDefinition {
+    request.tools.push(ToolSchema {
         name: "read_file".into(),
         description: "Reads a file".into(),
-        input_schema: serde_json::json!({"type": "object"}),
+        parameters: serde_json::json!({"type": "object"}),
     });
     let items = within(
         BOUND,

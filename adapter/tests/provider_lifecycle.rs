@@ -65,10 +65,10 @@ fn hello_with_a_tool() -> GenerateRequest {
     let mut request = hello();
     request
         .tools
-        .push(antigravity_acp::contract::ToolDefinition {
+        .push(antigravity_acp::contract::ToolSchema {
             name: "read_file".into(),
             description: "Reads a file".into(),
-            input_schema: serde_json::json!({"type": "object"}),
+            parameters: serde_json::json!({"type": "object"}),
         });
     request
 }
@@ -442,10 +442,10 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() -> T
     assert_eq!(error.code, LlmErrorCode::ModelUnavailable);
 
     let mut bad_tool = hello();
-    bad_tool.tools.push(antigravity_acp::contract::ToolDefinition {
+    bad_tool.tools.push(antigravity_acp::contract::ToolSchema {
         name: "fetch".into(),
         description: "Fetches".into(),
-        input_schema: serde_json::json!({"type": "object", "properties": {"u": {"$ref": "https://example.com/u.json"}}}),
+        parameters: serde_json::json!({"type": "object", "properties": {"u": {"$ref": "https://example.com/u.json"}}}),
     });
     let error = only_error(collect(provider.generate(bad_tool)).await?)?;
     assert_eq!(error.code, LlmErrorCode::InvalidToolDefinition);

@@ -9,7 +9,7 @@ use agent_client_protocol::v1::schema::{ContentBlock, SessionUpdate, StopReason,
 
 use super::permission::is_bridge_call;
 use crate::bridge::BridgeIdentity;
-use crate::contract::BlockKind;
+use crate::contract::ContentBlockType as BlockKind;
 use crate::error::AdapterError;
 
 /// Something the server did that the turn must act on.
@@ -22,11 +22,9 @@ pub(crate) enum ServerEvent {
         /// The delta.
         text: String,
     },
-    /// Context occupancy.
+    /// Context occupancy (not billing): only the window's size is kept.
     Usage {
-        /// Tokens in context.
-        used: u64,
-        /// The window.
+        /// The context window.
         size: u64,
     },
     /// A server-owned (non-bridge) tool started running. Its title is the server's text
@@ -65,10 +63,7 @@ impl UpdateTracker {
             SessionUpdate::AgentThoughtChunk(chunk) => {
                 text_event(BlockKind::Reasoning, chunk.content)
             }
-            SessionUpdate::UsageUpdate(usage) => Some(ServerEvent::Usage {
-                used: usage.used,
-                size: usage.size,
-            }),
+            SessionUpdate::UsageUpdate(usage) => Some(ServerEvent::Usage { size: usage.size }),
             SessionUpdate::ToolCall(call) => {
                 let id = call.tool_call_id.to_string();
                 if is_bridge_call(call.meta.as_ref(), self.bridge.as_ref()) {
@@ -241,10 +236,7 @@ mod tests {
         let usage = update(json!({"sessionUpdate": "usage_update", "used": 10, "size": 100}))?;
         assert!(matches!(
             tracker.map(usage),
-            Some(ServerEvent::Usage {
-                used: 10,
-                size: 100
-            })
+            Some(ServerEvent::Usage { size: 100 })
         ));
         Ok(())
     }

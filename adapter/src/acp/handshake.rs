@@ -143,8 +143,24 @@ pub(crate) async fn close_session(
 }
 
 /// The model ids the session's `model` option offers (the server's catalogue).
-pub(crate) fn catalogue(session: &NewSessionResponse) -> Vec<String> {
+/// One model of the server's catalogue: its id, the server's own name and description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CatalogueModel {
+    /// The option value `session/set_config_option` selects.
+    pub(crate) id: String,
+    /// The server's name for it.
+    pub(crate) name: String,
+    /// The server's description, when it gives one.
+    pub(crate) description: Option<String>,
+}
+
+pub(crate) fn catalogue(session: &NewSessionResponse) -> Vec<CatalogueModel> {
     let mut models = Vec::new();
+    let entry = |o: &agent_client_protocol::v1::schema::SessionConfigSelectOption| CatalogueModel {
+        id: o.value.to_string(),
+        name: o.name.clone(),
+        description: o.description.clone(),
+    };
     for option in session.config_options.iter().flatten() {
         if option.id.to_string() != MODEL_OPTION {
             continue;
@@ -154,14 +170,11 @@ pub(crate) fn catalogue(session: &NewSessionResponse) -> Vec<String> {
         };
         match &select.options {
             SessionConfigSelectOptions::Ungrouped(options) => {
-                models.extend(options.iter().map(|o| o.value.to_string()));
+                models.extend(options.iter().map(entry));
             }
-            SessionConfigSelectOptions::Grouped(groups) => models.extend(
-                groups
-                    .iter()
-                    .flat_map(|g| &g.options)
-                    .map(|o| o.value.to_string()),
-            ),
+            SessionConfigSelectOptions::Grouped(groups) => {
+                models.extend(groups.iter().flat_map(|g| &g.options).map(entry))
+            }
             _ => {}
         }
     }
@@ -268,7 +281,7 @@ mod tests {
     }
 
     /// C05: the adapter speaks ACP v1 only; a server answering another version is refused
-    /// with `server_error` and a message saying so (no remote text).
+    /// with `ACP_VERSION_MISMATCH` and a message saying so (no remote text).
     #[tokio::test]
     async fn a_server_of_another_acp_version_is_refused() -> crate::TestResult {
         assert!(initialize_against(1).await.is_ok());
@@ -277,7 +290,7 @@ mod tests {
             .err()
             .ok_or("a server answering ACP version 2 was accepted")?;
         let llm = error.to_llm_error();
-        assert_eq!(llm.code, crate::contract::LlmErrorCode::ServerError);
+        assert_eq!(llm.code, crate::contract::LlmErrorCode::AcpVersionMismatch);
         assert!(llm.message.contains("protocol version 2"), "{llm}");
         assert!(
             !llm.message.contains("peer negotiated"),
@@ -290,13 +303,16 @@ mod tests {
     /// option's.
     #[test]
     fn the_catalogue_reads_flat_and_grouped_model_options() -> crate::TestResult {
+        let ids = |session: &NewSessionResponse| -> Vec<String> {
+            catalogue(session).into_iter().map(|m| m.id).collect()
+        };
         let flat = session(json!([{"value": "a", "name": "A"}, {"value": "b", "name": "B"}]))?;
-        assert_eq!(catalogue(&flat), ["a", "b"]);
+        assert_eq!(ids(&flat), ["a", "b"]);
         let grouped = session(json!([
             {"group": "g1", "name": "Gemini", "options": [{"value": "a", "name": "A"}]},
             {"group": "g2", "name": "Claude", "options": [{"value": "c", "name": "C"}, {"value": "d", "name": "D"}]}
         ]))?;
-        assert_eq!(catalogue(&grouped), ["a", "c", "d"]);
+        assert_eq!(ids(&grouped), ["a", "c", "d"]);
         Ok(())
     }
 

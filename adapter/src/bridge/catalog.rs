@@ -10,7 +10,7 @@ use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::contract::ToolDefinition;
+use crate::contract::ToolSchema;
 use crate::error::AdapterError;
 
 /// At most this many tools per catalog.
@@ -80,7 +80,7 @@ pub(crate) struct ToolCatalog {
 
 impl ToolCatalog {
     /// Builds the catalog, refusing any definition that cannot be exported faithfully.
-    pub(crate) fn build(definitions: &[ToolDefinition]) -> Result<Self, AdapterError> {
+    pub(crate) fn build(definitions: &[ToolSchema]) -> Result<Self, AdapterError> {
         if definitions.len() > MAX_TOOLS {
             return Err(AdapterError::InvalidTool {
                 name: format!("({} tools)", definitions.len()),
@@ -142,27 +142,27 @@ pub(crate) fn mcp_name(original: &str) -> String {
     format!("{readable}_{short}")
 }
 
-fn invalid(definition: &ToolDefinition, reason: &str) -> AdapterError {
+fn invalid(definition: &ToolSchema, reason: &str) -> AdapterError {
     AdapterError::InvalidTool {
         name: definition.name.clone(),
         reason: reason.to_owned(),
     }
 }
 
-fn export(definition: &ToolDefinition) -> Result<ExportedTool, AdapterError> {
+fn export(definition: &ToolSchema) -> Result<ExportedTool, AdapterError> {
     if definition.name.is_empty() {
         return Err(invalid(definition, "the name is empty"));
     }
     let size = definition.name.len()
         + definition.description.len()
-        + serde_json::to_vec(&definition.input_schema).map_or(usize::MAX, |v| v.len());
+        + serde_json::to_vec(&definition.parameters).map_or(usize::MAX, |v| v.len());
     if size > MAX_DEFINITION_BYTES {
         return Err(invalid(
             definition,
             &format!("the definition is {size} bytes; at most {MAX_DEFINITION_BYTES} are allowed"),
         ));
     }
-    let Value::Object(schema) = &definition.input_schema else {
+    let Value::Object(schema) = &definition.parameters else {
         return Err(invalid(definition, "the input schema is not a JSON object"));
     };
     if schema.get("type") != Some(&Value::String("object".to_owned())) {
@@ -173,7 +173,7 @@ fn export(definition: &ToolDefinition) -> Result<ExportedTool, AdapterError> {
     }
     let validator = jsonschema::options()
         .with_retriever(RefuseRemoteReferences)
-        .build(&definition.input_schema)
+        .build(&definition.parameters)
         .map_err(|e| invalid(definition, &format!("the input schema is invalid: {e}")))?;
     Ok(ExportedTool {
         original: definition.name.clone(),
@@ -203,11 +203,11 @@ mod tests {
 
     use super::*;
 
-    fn tool(name: &str, schema: Value) -> ToolDefinition {
-        ToolDefinition {
+    fn tool(name: &str, schema: Value) -> ToolSchema {
+        ToolSchema {
             name: name.to_owned(),
             description: format!("{name} does things"),
-            input_schema: schema,
+            parameters: schema,
         }
     }
 
@@ -262,7 +262,7 @@ mod tests {
         size: usize,
         name_bytes: usize,
         description_bytes: usize,
-    ) -> Result<ToolDefinition, String> {
+    ) -> Result<ToolSchema, String> {
         let name = "n".repeat(name_bytes);
         let description = "d".repeat(description_bytes);
         let empty = serde_json::to_vec(&json!({"type": "object", "description": ""}))
@@ -271,12 +271,12 @@ mod tests {
         let padding = size
             .checked_sub(name_bytes + description_bytes + empty)
             .ok_or("the definition cannot be that small")?;
-        let definition = ToolDefinition {
+        let definition = ToolSchema {
             name,
             description,
-            input_schema: json!({"type": "object", "description": "s".repeat(padding)}),
+            parameters: json!({"type": "object", "description": "s".repeat(padding)}),
         };
-        let schema = serde_json::to_vec(&definition.input_schema)
+        let schema = serde_json::to_vec(&definition.parameters)
             .map_err(|e| e.to_string())?
             .len();
         assert_eq!(name_bytes + description_bytes + schema, size);

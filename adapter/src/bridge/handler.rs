@@ -137,13 +137,13 @@ mod tests {
 
     use super::*;
     use crate::bridge::catalog::mcp_name;
-    use crate::contract::ToolDefinition;
+    use crate::contract::ToolSchema;
 
     fn handler() -> Result<BridgeHandler, crate::error::AdapterError> {
-        let catalog = ToolCatalog::build(&[ToolDefinition {
+        let catalog = ToolCatalog::build(&[ToolSchema {
             name: "read.file".into(),
             description: "Reads a file".into(),
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }])?;
         let (calls, _) = mpsc::channel(1);
         Ok(BridgeHandler::new(

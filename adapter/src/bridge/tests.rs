@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::TestResult;
-use crate::contract::ToolDefinition;
+use crate::contract::ToolSchema;
 use test_support::Failure;
 
 const BOUND: Duration = Duration::from_secs(10);
@@ -27,10 +27,10 @@ async fn running() -> Result<Running, Failure> {
 
 /// A bridge whose parked calls queue up to `queue` deep before the handler waits.
 async fn running_with_queue(queue: usize) -> Result<Running, Failure> {
-    let catalog = ToolCatalog::build(&[ToolDefinition {
+    let catalog = ToolCatalog::build(&[ToolSchema {
         name: "read.file".into(),
         description: "Reads a file".into(),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 2}}, "required": ["path"], "additionalProperties": false}),
+        parameters: json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 2}}, "required": ["path"], "additionalProperties": false}),
     }])?;
     let (calls_tx, calls) = mpsc::channel(queue);
     let bridge = Bridge::start(Arc::new(catalog), calls_tx, &CancellationToken::new()).await?;

@@ -1,61 +1,155 @@
-//! `LlmError`: the only error shape DSH sees from an adapter, with stable sanitized codes.
+//! `LlmError` and `LlmErrorCode`: the only failure shape DSH sees from the adapter, with
+//! DSH's SCREAMING_SNAKE code strings. Where the TypeScript plugin dsh-antigravity-acp
+//! already names a failure, the code is its string, so a user's routing and retry settings
+//! carry over; failures it does not have get `ACP_` codes of their own. The README's
+//! error table lists them all; `crate::error` is the one place internal failures map to
+//! them.
 
 use std::fmt;
 
-/// A stable error code. DSH may branch on it; its spelling never changes.
+use super::stream::LlmFailure;
+
+/// A stable failure code. DSH routes and retries on it; its spelling never changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LlmErrorCode {
-    /// The server needs a sign-in that could not be completed.
-    AuthRequired,
-    /// The server command could not be started, or died.
-    ServerUnavailable,
-    /// The server broke the ACP protocol or answered with an error.
-    ServerError,
-    /// The request asked for a model the server does not offer.
-    ModelUnavailable,
-    /// The request's history is inconsistent (missing or duplicate tool results, ...).
-    InvalidHistory,
-    /// A tool definition cannot be exported (bad schema, too large, duplicate name, ...).
-    InvalidToolDefinition,
-    /// The request carries input the server cannot receive (e.g. a binary part).
-    UnsupportedInput,
-    /// The request sets a sampling control the server cannot honour.
+    /// DSH's abort signal (or an early return) ended the generation; the server cancelled.
+    Aborted,
+    /// The server ended its turn normally without any content.
+    EmptyResponse,
+    /// The request sets a control the server cannot honour (`temperature`, `maxTokens`,
+    /// `reasoningEffort`, a non-empty `stop`), or carries a block that cannot be projected.
     UnsupportedOption,
-    /// A model segment or a parked tool call ran out of time.
-    Timeout,
-    /// Too many tool turns are active at once.
-    Busy,
-    /// The server attempted an action of its own instead of using DSH's tools.
-    NativeToolRejected,
+    /// The server needs a sign-in that could not be completed.
+    #[serde(rename = "ACP_AUTH_REQUIRED")]
+    AcpAuthRequired,
+    /// The server command does not exist.
+    #[serde(rename = "ACP_BINARY_MISSING")]
+    AcpBinaryMissing,
+    /// The server command exists but could not be started.
+    #[serde(rename = "ACP_SPAWN_FAILED")]
+    AcpSpawnFailed,
+    /// The connection to the server closed (the process exited or broke the framing).
+    #[serde(rename = "ACP_DISCONNECTED")]
+    AcpDisconnected,
+    /// The server answered an ACP request with an error (only its code is kept).
+    #[serde(rename = "ACP_RPC_ERROR")]
+    AcpRpcError,
+    /// The server speaks another ACP protocol version than 1.
+    #[serde(rename = "ACP_VERSION_MISMATCH")]
+    AcpVersionMismatch,
+    /// The requested model is not among the session's model options.
+    #[serde(rename = "ACP_INVALID_MODEL")]
+    AcpInvalidModel,
+    /// A continuation leaves an issued tool call without its result.
+    #[serde(rename = "ACP_TOOL_RESULTS_MISSING")]
+    AcpToolResultsMissing,
+    /// A continuation repeats a tool result, or answers a call that was never issued.
+    #[serde(rename = "ACP_INVALID_HISTORY")]
+    AcpInvalidHistory,
+    /// A tool cannot be exported (invalid schema, remote `$ref`, too large, too many tools,
+    /// a duplicate name).
+    #[serde(rename = "ACP_TOOL_CATALOG_INVALID")]
+    AcpToolCatalogInvalid,
+    /// A model segment exceeded `timeoutMs`.
+    #[serde(rename = "ACP_TIMEOUT")]
+    AcpTimeout,
+    /// DSH's tool results took longer than `toolTimeoutMs`.
+    #[serde(rename = "ACP_TOOL_TIMEOUT")]
+    AcpToolTimeout,
+    /// More than `maxActiveTurns` tool turns at once.
+    #[serde(rename = "ACP_SESSION_BUSY")]
+    AcpSessionBusy,
+    /// The server started a tool of its own; the turn was cancelled.
+    #[serde(rename = "ACP_NATIVE_TOOL_REJECTED")]
+    AcpNativeToolRejected,
+    /// The server refused to answer (`refusal` stop reason).
+    #[serde(rename = "ACP_REFUSAL")]
+    AcpRefusal,
+    /// The server hit its own request limit for the turn (`max_turn_requests`).
+    #[serde(rename = "ACP_TURN_LIMIT")]
+    AcpTurnLimit,
+    /// The server ended the prompt with a stop reason ACP v1 does not define.
+    #[serde(rename = "ACP_UNKNOWN_STOP")]
+    AcpUnknownStop,
     /// The adapter was disposed while the request was running.
-    Disposed,
-    /// A fault inside the adapter.
-    Internal,
+    #[serde(rename = "ACP_DISPOSED")]
+    AcpDisposed,
     /// The pinned server could not be installed, verified or repaired; the message names
     /// the installer's reason (`digest_mismatch`, `not_found`, `unsafe_archive`, ...).
-    InstallFailed,
+    #[serde(rename = "ACP_INSTALL_FAILED")]
+    AcpInstallFailed,
+    /// An image block's bytes could not be had from DSH's attachment store.
+    #[serde(rename = "ACP_ATTACHMENT_UNAVAILABLE")]
+    AcpAttachmentUnavailable,
+    /// The adapter could not set up its own side (scratch directory, bridge), or the
+    /// binding caught a panic.
+    #[serde(rename = "ACP_INTERNAL")]
+    AcpInternal,
 }
 
 impl LlmErrorCode {
-    /// The code's stable spelling, e.g. `auth_required`.
+    /// Every code, in the order of the README's table.
+    pub const ALL: [LlmErrorCode; 24] = [
+        Self::Aborted,
+        Self::EmptyResponse,
+        Self::UnsupportedOption,
+        Self::AcpAuthRequired,
+        Self::AcpBinaryMissing,
+        Self::AcpSpawnFailed,
+        Self::AcpDisconnected,
+        Self::AcpRpcError,
+        Self::AcpVersionMismatch,
+        Self::AcpInvalidModel,
+        Self::AcpToolResultsMissing,
+        Self::AcpInvalidHistory,
+        Self::AcpToolCatalogInvalid,
+        Self::AcpTimeout,
+        Self::AcpToolTimeout,
+        Self::AcpSessionBusy,
+        Self::AcpNativeToolRejected,
+        Self::AcpRefusal,
+        Self::AcpTurnLimit,
+        Self::AcpUnknownStop,
+        Self::AcpDisposed,
+        Self::AcpInstallFailed,
+        Self::AcpAttachmentUnavailable,
+        Self::AcpInternal,
+    ];
+
+    /// The code's DSH string, e.g. `ACP_AUTH_REQUIRED`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::AuthRequired => "auth_required",
-            Self::ServerUnavailable => "server_unavailable",
-            Self::ServerError => "server_error",
-            Self::ModelUnavailable => "model_unavailable",
-            Self::InvalidHistory => "invalid_history",
-            Self::InvalidToolDefinition => "invalid_tool_definition",
-            Self::UnsupportedInput => "unsupported_input",
-            Self::UnsupportedOption => "unsupported_option",
-            Self::Timeout => "timeout",
-            Self::Busy => "busy",
-            Self::NativeToolRejected => "native_tool_rejected",
-            Self::Disposed => "disposed",
-            Self::Internal => "internal",
-            Self::InstallFailed => "install_failed",
+            Self::Aborted => "ABORTED",
+            Self::EmptyResponse => "EMPTY_RESPONSE",
+            Self::UnsupportedOption => "UNSUPPORTED_OPTION",
+            Self::AcpAuthRequired => "ACP_AUTH_REQUIRED",
+            Self::AcpBinaryMissing => "ACP_BINARY_MISSING",
+            Self::AcpSpawnFailed => "ACP_SPAWN_FAILED",
+            Self::AcpDisconnected => "ACP_DISCONNECTED",
+            Self::AcpRpcError => "ACP_RPC_ERROR",
+            Self::AcpVersionMismatch => "ACP_VERSION_MISMATCH",
+            Self::AcpInvalidModel => "ACP_INVALID_MODEL",
+            Self::AcpToolResultsMissing => "ACP_TOOL_RESULTS_MISSING",
+            Self::AcpInvalidHistory => "ACP_INVALID_HISTORY",
+            Self::AcpToolCatalogInvalid => "ACP_TOOL_CATALOG_INVALID",
+            Self::AcpTimeout => "ACP_TIMEOUT",
+            Self::AcpToolTimeout => "ACP_TOOL_TIMEOUT",
+            Self::AcpSessionBusy => "ACP_SESSION_BUSY",
+            Self::AcpNativeToolRejected => "ACP_NATIVE_TOOL_REJECTED",
+            Self::AcpRefusal => "ACP_REFUSAL",
+            Self::AcpTurnLimit => "ACP_TURN_LIMIT",
+            Self::AcpUnknownStop => "ACP_UNKNOWN_STOP",
+            Self::AcpDisposed => "ACP_DISPOSED",
+            Self::AcpInstallFailed => "ACP_INSTALL_FAILED",
+            Self::AcpAttachmentUnavailable => "ACP_ATTACHMENT_UNAVAILABLE",
+            Self::AcpInternal => "ACP_INTERNAL",
         }
+    }
+
+    /// The code a DSH string names, if it is one of the adapter's.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|code| code.as_str() == text)
     }
 }
 
@@ -65,16 +159,16 @@ impl fmt::Display for LlmErrorCode {
     }
 }
 
-/// An error as DSH sees it: a stable code and a sanitized message written by the adapter.
+/// A failure as DSH sees it: a stable code and a sanitized message written by the adapter.
 ///
 /// The message never quotes a remote error, the server's stderr, a token or a prompt.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct LlmError {
-    /// What kind of failure this is.
-    pub code: LlmErrorCode,
     /// A sanitized explanation for people.
     pub message: String,
+    /// What kind of failure this is.
+    pub code: LlmErrorCode,
 }
 
 impl LlmError {
@@ -85,39 +179,66 @@ impl LlmError {
             message: message.into(),
         }
     }
+
+    /// DSH's serializable failure facts for a terminal `finish` chunk. The server reports
+    /// no HTTP status, retry delay or request id, so those stay absent.
+    pub fn to_failure(&self) -> LlmFailure {
+        LlmFailure {
+            message: self.message.clone(),
+            code: self.code.as_str().to_owned(),
+            status: None,
+            provider_retry_after_ms: None,
+            request_id: None,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The spellings DSH branches on, written out: each is pinned as a string, through
-    /// `as_str`, `Display`, serde and `LlmError`'s own `Display`.
+    /// The strings DSH routes on, written out: each is pinned through `as_str`,
+    /// `Display`, serde, `parse` and `LlmError`'s own `Display`. The first block are the
+    /// TypeScript plugin's own strings (routing and retry settings carry over).
     #[test]
-    fn every_code_has_its_released_spelling() -> crate::TestResult {
+    fn every_code_has_its_dsh_string() -> crate::TestResult {
         use LlmErrorCode::*;
         let pinned = [
-            (AuthRequired, "auth_required"),
-            (ServerUnavailable, "server_unavailable"),
-            (ServerError, "server_error"),
-            (ModelUnavailable, "model_unavailable"),
-            (InvalidHistory, "invalid_history"),
-            (InvalidToolDefinition, "invalid_tool_definition"),
-            (UnsupportedInput, "unsupported_input"),
-            (UnsupportedOption, "unsupported_option"),
-            (Timeout, "timeout"),
-            (Busy, "busy"),
-            (NativeToolRejected, "native_tool_rejected"),
-            (Disposed, "disposed"),
-            (Internal, "internal"),
-            (InstallFailed, "install_failed"),
+            (Aborted, "ABORTED"),
+            (EmptyResponse, "EMPTY_RESPONSE"),
+            (UnsupportedOption, "UNSUPPORTED_OPTION"),
+            (AcpAuthRequired, "ACP_AUTH_REQUIRED"),
+            (AcpBinaryMissing, "ACP_BINARY_MISSING"),
+            (AcpDisconnected, "ACP_DISCONNECTED"),
+            (AcpRpcError, "ACP_RPC_ERROR"),
+            (AcpVersionMismatch, "ACP_VERSION_MISMATCH"),
+            (AcpInvalidModel, "ACP_INVALID_MODEL"),
+            (AcpToolResultsMissing, "ACP_TOOL_RESULTS_MISSING"),
+            (AcpToolCatalogInvalid, "ACP_TOOL_CATALOG_INVALID"),
+            (AcpTimeout, "ACP_TIMEOUT"),
+            (AcpToolTimeout, "ACP_TOOL_TIMEOUT"),
+            (AcpSessionBusy, "ACP_SESSION_BUSY"),
+            (AcpRefusal, "ACP_REFUSAL"),
+            (AcpTurnLimit, "ACP_TURN_LIMIT"),
+            (AcpUnknownStop, "ACP_UNKNOWN_STOP"),
+            (AcpDisposed, "ACP_DISPOSED"),
+            (AcpInstallFailed, "ACP_INSTALL_FAILED"),
+            // The adapter's own.
+            (AcpSpawnFailed, "ACP_SPAWN_FAILED"),
+            (AcpInvalidHistory, "ACP_INVALID_HISTORY"),
+            (AcpNativeToolRejected, "ACP_NATIVE_TOOL_REJECTED"),
+            (AcpAttachmentUnavailable, "ACP_ATTACHMENT_UNAVAILABLE"),
+            (AcpInternal, "ACP_INTERNAL"),
         ];
+        assert_eq!(pinned.len(), LlmErrorCode::ALL.len());
         for (code, spelling) in pinned {
             assert_eq!(code.as_str(), spelling);
             assert_eq!(code.to_string(), spelling);
             assert_eq!(serde_json::to_value(code)?, spelling);
+            assert_eq!(LlmErrorCode::parse(spelling), Some(code));
             let error = LlmError::new(code, "what happened");
             assert_eq!(error.to_string(), format!("{spelling}: what happened"));
+            assert_eq!(error.to_failure().code, spelling);
         }
         Ok(())
     }

@@ -1,40 +1,28 @@
-//! The host's adapter registry, as DSH's `ctx.llm.registerAdapter` offers it to plugins.
+//! The host's adapter registry, as DSH's `ctx.llm.registerAdapter(providers, adapter)`
+//! offers it to plugins. `dsh-sim` implements it; inside DSH the Node binding's plugin
+//! calls the real one.
 
 use std::sync::Arc;
 
 use super::LlmAdapter;
 
-/// How a plugin asks to be mounted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdapterRegistration {
-    /// Mount as DSH's primary adapter.
-    pub primary: bool,
-    /// The model that fresh chats get when this adapter is primary (`<id>/<model>`).
-    pub default_model: String,
-}
-
-/// Why the host refused a registration.
+/// Why the host refused a registration (DSH's `LlmError` codes).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
-    /// An adapter with this id is already registered.
-    #[error("an adapter with id `{0}` is already registered")]
-    DuplicateId(String),
-    /// The default model does not belong to the adapter.
-    #[error("default model `{model}` is not offered by adapter `{adapter}`")]
-    UnknownDefaultModel {
-        /// The adapter's id.
-        adapter: String,
-        /// The model it named.
-        model: String,
-    },
+    /// `DUPLICATE_ADAPTER`: a provider route already has an adapter.
+    #[error("DUPLICATE_ADAPTER: provider `{0}` already has an adapter")]
+    DuplicateAdapter(String),
+    /// An initial registration must name at least one provider route.
+    #[error("INVALID_PROVIDER: a registration needs at least one provider route")]
+    NoProviders,
 }
 
-/// The host side of plugin registration. DSH (here: `dsh-sim`) implements it.
+/// The host side of plugin registration.
 pub trait AdapterRegistry {
-    /// Adds an adapter to the host.
+    /// Registers `adapter` for every route in `providers`, all or nothing.
     fn register_adapter(
         &mut self,
+        providers: &[String],
         adapter: Arc<dyn LlmAdapter>,
-        registration: AdapterRegistration,
     ) -> Result<(), RegistryError>;
 }

@@ -1,179 +1,161 @@
-//! A generate request: model, system prompt, complete history, current tools, purpose,
-//! sampling options and the caller's abort signal.
+//! A model request in DSH's vocabulary (`GenerateOptions` of `@deepseek-ai/dsh-llm`):
+//! provider and model, messages, optional system prompt and tools, the sampling controls
+//! DSH may set, `sessionId`, `purpose`, and the abort signal. What DSH passes as live
+//! objects (the `AbortSignal`, image bytes resolved from its attachment store) travels
+//! beside the serialized fields.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-/// Why DSH is calling the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+use super::message::Message;
+
+/// Why DSH is calling, when it is not an ordinary conversation request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Purpose {
-    /// A turn of the conversation.
-    #[default]
-    Chat,
-    /// A short title for the chat.
-    Title,
     /// A summary that replaces older history.
     Compaction,
+    /// A short title for the chat.
+    SessionTitle,
 }
 
-/// Sampling controls DSH may set. The Antigravity server accepts none of them, so any
-/// field that is set makes the request fail with `unsupported_option`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SamplingOptions {
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Nucleus sampling.
-    pub top_p: Option<f64>,
-    /// Top-k sampling.
-    pub top_k: Option<u32>,
-    /// Cap on generated tokens.
-    pub max_output_tokens: Option<u32>,
-    /// Stop sequences.
-    pub stop_sequences: Option<Vec<String>>,
-    /// Seed for reproducible sampling.
-    pub seed: Option<u64>,
-}
-
-impl SamplingOptions {
-    /// The names of the controls that are set, in a fixed order.
-    pub fn set_controls(&self) -> Vec<&'static str> {
-        let mut set = Vec::new();
-        if self.temperature.is_some() {
-            set.push("temperature");
-        }
-        if self.top_p.is_some() {
-            set.push("top_p");
-        }
-        if self.top_k.is_some() {
-            set.push("top_k");
-        }
-        if self.max_output_tokens.is_some() {
-            set.push("max_output_tokens");
-        }
-        if self.stop_sequences.is_some() {
-            set.push("stop_sequences");
-        }
-        if self.seed.is_some() {
-            set.push("seed");
-        }
-        set
-    }
-}
-
-/// A tool DSH offers for this request.
+/// A tool DSH offers (DSH's `ToolSchema`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDefinition {
+pub struct ToolSchema {
     /// DSH's own name for the tool.
     pub name: String,
     /// What the tool does, for the model.
     pub description: String,
-    /// The JSON Schema of the tool's arguments.
-    pub input_schema: Value,
+    /// The JSON Schema of the arguments.
+    pub parameters: Value,
 }
 
-/// Binary content (an image, a PDF, ...), base64-encoded.
+/// The bytes of one image block, read from DSH's attachment store by the host glue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BinaryPart {
-    /// The IANA media type, e.g. `image/png`.
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedImage {
+    /// The media type the store verified.
     pub media_type: String,
     /// The bytes, base64-encoded (standard alphabet, padded).
     pub data_base64: String,
 }
 
-/// A part of a user message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UserPart {
-    /// Plain text.
-    Text(String),
-    /// Binary content.
-    Binary(BinaryPart),
-}
-
-/// A tool call the assistant made, as DSH stored it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCallPart {
-    /// The correlation id the adapter gave the call.
-    pub call_id: String,
-    /// DSH's original tool name.
-    pub tool_name: String,
-    /// The validated arguments.
-    pub arguments: Value,
-}
-
-/// A part of an assistant message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AssistantPart {
-    /// Visible text.
-    Text(String),
-    /// Reasoning text.
-    Reasoning(String),
-    /// A tool call.
-    ToolCall(ToolCallPart),
-}
-
-/// The durable result of a tool call, as DSH recorded it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolResult {
-    /// The call's correlation id.
-    pub call_id: String,
-    /// DSH's original tool name.
-    pub tool_name: String,
-    /// The tool's output: a string, or any JSON value.
-    pub output: Value,
-    /// Whether the call failed or was denied.
-    pub is_error: bool,
-}
-
-/// One message of the conversation history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "role", content = "parts", rename_all = "snake_case")]
-pub enum Message {
-    /// What the user said.
-    User(Vec<UserPart>),
-    /// What the assistant said and did.
-    Assistant(Vec<AssistantPart>),
-    /// Results of the assistant's tool calls.
-    Tool(Vec<ToolResult>),
-}
-
-/// Everything one call to [`crate::contract::LlmAdapter::generate`] carries.
-#[derive(Debug, Clone)]
-pub struct GenerateRequest {
-    /// The full DSH model id, e.g. `antigravity-acp/server-default`.
+/// Everything one call to [`super::LlmAdapter::stream`] carries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateOptions {
+    /// The provider route DSH selected the adapter by.
+    pub provider: String,
+    /// The model id (`server-default`, or one of the server's models).
     pub model: String,
+    /// An adapter-owned reasoning effort (the server accepts none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<String>,
+    /// The conversation, oldest first, as the provider sees it.
+    pub messages: Vec<Message>,
     /// DSH's system prompt.
-    pub system: String,
-    /// The complete conversation history, oldest first.
-    pub history: Vec<Message>,
-    /// The tools DSH offers for this request.
-    pub tools: Vec<ToolDefinition>,
-    /// Why DSH is calling.
-    pub purpose: Purpose,
-    /// Sampling controls.
-    pub sampling: SamplingOptions,
-    /// DSH's abort signal: cancelling it ends the generation (and a pending tool exchange).
-    pub abort: CancellationToken,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The tools DSH offers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<ToolSchema>>,
+    /// Sampling temperature (the server accepts none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Output cap (the server accepts none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Stop sequences (the server accepts none; an empty list asks for nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Vec<String>>,
+    /// DSH's session identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// An auxiliary call's purpose; `None` for the conversation itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<Purpose>,
+    /// DSH's abort signal: cancelling it ends the generation (and a pending exchange).
+    #[serde(skip)]
+    pub signal: CancellationToken,
+    /// The bytes of the request's image blocks, by attachment id (resolved by the host).
+    #[serde(skip)]
+    pub images: HashMap<String, ResolvedImage>,
 }
 
-impl GenerateRequest {
-    /// A chat request with no tools, default sampling and a fresh abort signal.
-    pub fn chat(
-        model: impl Into<String>,
-        system: impl Into<String>,
-        history: Vec<Message>,
-    ) -> Self {
+impl GenerateOptions {
+    /// A conversation request with no tools and a fresh abort signal.
+    pub fn new(provider: impl Into<String>, model: impl Into<String>, messages: Vec<Message>) -> Self {
         Self {
+            provider: provider.into(),
             model: model.into(),
-            system: system.into(),
-            history,
-            tools: Vec::new(),
-            purpose: Purpose::Chat,
-            sampling: SamplingOptions::default(),
-            abort: CancellationToken::new(),
+            messages,
+            ..Self::default()
         }
+    }
+
+    /// The tools offered (none when absent).
+    pub fn tools(&self) -> &[ToolSchema] {
+        self.tools.as_deref().unwrap_or_default()
+    }
+
+    /// The system prompt (empty when absent).
+    pub fn system(&self) -> &str {
+        self.system.as_deref().unwrap_or_default()
+    }
+
+    /// The controls set that the server cannot honour, by DSH's option names, in a fixed
+    /// order. An empty `stop` list asks for nothing and is not among them.
+    pub fn unsupported_controls(&self) -> Vec<&'static str> {
+        let mut set = Vec::new();
+        if self.reasoning_effort.is_some() {
+            set.push("reasoningEffort");
+        }
+        if self.temperature.is_some() {
+            set.push("temperature");
+        }
+        if self.max_tokens.is_some() {
+            set.push("maxTokens");
+        }
+        if self.stop.as_ref().is_some_and(|stop| !stop.is_empty()) {
+            set.push("stop");
+        }
+        set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A request reads from DSH's own field names, and the unsupported controls are named
+    /// as DSH names them; an empty stop list is no request.
+    #[test]
+    fn requests_read_dsh_field_names() -> crate::TestResult {
+        let options: GenerateOptions = serde_json::from_value(json!({
+            "provider": "antigravity-acp", "model": "server-default",
+            "messages": [{"id": "m1", "role": "user", "content": [{"type": "text", "text": "hi"}],
+                          "source": {"kind": "user"}}],
+            "tools": [{"name": "read", "description": "Reads", "parameters": {"type": "object"}}],
+            "reasoningEffort": "high", "temperature": 0.2, "maxTokens": 9, "stop": [],
+            "sessionId": "s1", "purpose": "session-title"
+        }))?;
+        assert_eq!(options.tools().len(), 1);
+        assert_eq!(options.purpose, Some(Purpose::SessionTitle));
+        assert_eq!(options.session_id.as_deref(), Some("s1"));
+        assert_eq!(
+            options.unsupported_controls(),
+            ["reasoningEffort", "temperature", "maxTokens"]
+        );
+        let stop = GenerateOptions {
+            stop: Some(vec!["END".into()]),
+            ..GenerateOptions::default()
+        };
+        assert_eq!(stop.unsupported_controls(), ["stop"]);
+        Ok(())
     }
 }

@@ -1,5 +1,8 @@
-//! The stream a generation returns: block start/delta/end, tool calls, context occupancy,
-//! and exactly one terminal finish or error.
+//! The stream a generation returns, in DSH's vocabulary (`StreamChunk` of
+//! `@deepseek-ai/dsh-llm`): `block-start`, `text-delta`, `reasoning-delta`,
+//! `tool-call-delta`, `block-end` carrying the assembled block, `usage`, and exactly one
+//! terminal `finish`. Every type serializes to DSH's own wire names, so a chunk crosses the
+//! Node binding as it is. [`ChunkStream`] is the bounded channel DSH reads it from.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -9,142 +12,228 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::LlmError;
+use super::message::ContentBlock;
 
-/// What a text-like block holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockKind {
+/// DSH's content block `type` tags, as `block-start` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContentBlockType {
     /// Visible text.
     Text,
     /// Reasoning.
     Reasoning,
+    /// An image reference.
+    Image,
+    /// A tool call.
+    ToolCall,
+    /// A tool result.
+    ToolResult,
 }
 
-/// Why a generation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Serializable failure facts (DSH's `LlmFailure`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmFailure {
+    /// Human-readable, sanitized failure.
+    pub message: String,
+    /// Stable machine-routing code (an [`super::LlmErrorCode`] string).
+    pub code: String,
+    /// HTTP status from the provider, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Provider-requested retry delay in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_retry_after_ms: Option<u64>,
+    /// Opaque provider request id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// Why a generation ended (DSH's `FinishReason`, tagged by `kind`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FinishReason {
     /// The model finished its answer.
     Stop,
     /// The model wants DSH to run the tool calls it streamed.
     ToolCalls,
     /// The model hit its output limit.
-    Length,
-    /// The model refused.
-    Refusal,
-    /// DSH (or disposal) cancelled the generation.
-    Cancelled,
+    MaxTokens,
+    /// The generation was aborted (DSH's signal, an early return, a server-side cancel).
+    Aborted {
+        /// Why (code `ABORTED`).
+        failure: LlmFailure,
+    },
+    /// The generation failed.
+    Error {
+        /// Why.
+        failure: LlmFailure,
+    },
 }
 
-/// One part of a generation's stream.
+impl FinishReason {
+    /// The failure an `aborted` or `error` finish carries.
+    pub fn failure(&self) -> Option<&LlmFailure> {
+        match self {
+            Self::Aborted { failure } | Self::Error { failure } => Some(failure),
+            _ => None,
+        }
+    }
+}
+
+/// Billable token counts (DSH's `TokenUsage`). The server reports none (its
+/// `usage_update` is context occupancy), so the adapter never emits one (C71); the type
+/// is here so the contract is DSH's whole vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Cached input read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_tokens: Option<u64>,
+    /// Cached input written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+    /// Reasoning tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// One chunk of a generation's stream (DSH's `StreamChunk`, tagged by `type`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamPart {
-    /// A text or reasoning block opens at `index`.
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum StreamChunk {
+    /// A block opens at `index`.
     BlockStart {
         /// The block's index within this generation.
         index: u32,
         /// What the block holds.
-        kind: BlockKind,
+        block_type: ContentBlockType,
     },
-    /// More text for the open block at `index`.
-    BlockDelta {
+    /// More visible text for the open text block at `index`.
+    TextDelta {
         /// The block's index.
         index: u32,
         /// The new text.
-        delta: String,
+        text: String,
     },
-    /// The block at `index` is complete.
+    /// More reasoning for the open reasoning block at `index`.
+    ReasoningDelta {
+        /// The block's index.
+        index: u32,
+        /// The new text.
+        text: String,
+    },
+    /// Part of a tool call's arguments (the adapter sends the whole JSON in one delta).
+    ToolCallDelta {
+        /// The block's index.
+        index: u32,
+        /// The call's correlation id.
+        id: String,
+        /// DSH's tool name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// Raw JSON text of the arguments.
+        arguments_delta: String,
+    },
+    /// The block at `index` is complete; `block` is what its deltas assembled.
     BlockEnd {
         /// The block's index.
         index: u32,
+        /// The assembled block.
+        block: ContentBlock,
     },
-    /// A complete tool call for DSH to run.
-    ToolCall {
-        /// The call's block index (after every text/reasoning block before it).
-        index: u32,
-        /// A fresh correlation id for DSH's assistant message and tool result.
-        call_id: String,
-        /// DSH's original tool name.
-        tool_name: String,
-        /// Arguments, already validated against the tool's JSON Schema.
-        arguments: Value,
-    },
-    /// How full the model's context is (not billable usage).
-    ContextOccupancy {
-        /// Tokens in the context.
-        used: u64,
-        /// The context window.
-        size: u64,
+    /// Billable usage, before the finish (never emitted by this adapter).
+    Usage {
+        /// The counts.
+        usage: TokenUsage,
     },
     /// The generation ended. Nothing follows.
     Finish {
         /// Why it ended.
         reason: FinishReason,
+        /// Adapter-private replay state (never set by this adapter).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replay_state: Option<Value>,
     },
 }
 
-/// The receiving end of a generation, as DSH consumes it.
-///
-/// Yields `Ok` parts and ends after [`StreamPart::Finish`] or a single `Err`.
-#[derive(Debug)]
-pub struct PartStream {
-    receiver: mpsc::Receiver<Result<StreamPart, LlmError>>,
+impl StreamChunk {
+    /// A terminal chunk with `reason` and no replay state.
+    pub fn finish(reason: FinishReason) -> Self {
+        Self::Finish {
+            reason,
+            replay_state: None,
+        }
+    }
 }
 
-/// The sending end of a [`PartStream`], held by the adapter.
+/// How many chunks may wait unread before the producer waits for DSH.
+pub const STREAM_CAPACITY: usize = 64;
+
+/// The receiving end of a generation, as DSH consumes it: chunks, ending after exactly
+/// one [`StreamChunk::Finish`].
+#[derive(Debug)]
+pub struct ChunkStream {
+    receiver: mpsc::Receiver<StreamChunk>,
+}
+
+/// The sending end of a [`ChunkStream`], held by the adapter.
 ///
 /// The channel is bounded: a slow consumer slows the producer down; nothing is dropped.
 #[derive(Debug, Clone)]
-pub struct PartSender {
-    sender: mpsc::Sender<Result<StreamPart, LlmError>>,
+pub struct ChunkSender {
+    sender: mpsc::Sender<StreamChunk>,
 }
 
-/// How many parts may wait unread before the producer waits for DSH.
-pub const STREAM_CAPACITY: usize = 64;
-
-impl PartStream {
+impl ChunkStream {
     /// A connected sender/stream pair.
-    pub fn channel() -> (PartSender, PartStream) {
+    pub fn channel() -> (ChunkSender, ChunkStream) {
         let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
-        (PartSender { sender }, PartStream { receiver })
+        (ChunkSender { sender }, ChunkStream { receiver })
     }
 
-    /// A stream that yields one error and ends.
-    pub fn failed(error: LlmError) -> PartStream {
+    /// A stream that yields one terminal chunk and ends.
+    pub fn finished(reason: FinishReason) -> ChunkStream {
         let (sender, receiver) = mpsc::channel(1);
         // A fresh channel of capacity one always has room for its first item.
-        if sender.try_send(Err(error)).is_err() {
+        if sender.try_send(StreamChunk::finish(reason)).is_err() {
             tracing::error!("a fresh stream channel refused its first item");
         }
-        PartStream { receiver }
+        ChunkStream { receiver }
     }
 
-    /// Receives the next part, or `None` once the stream has ended.
-    pub async fn recv(&mut self) -> Option<Result<StreamPart, LlmError>> {
+    /// Receives the next chunk, or `None` once the stream has ended.
+    pub async fn recv(&mut self) -> Option<StreamChunk> {
         self.receiver.recv().await
+    }
+
+    /// Waits for the next chunk, then takes every chunk already buffered behind it, up to
+    /// `max` in all (at least one). Empty once the stream has ended. This is how the Node
+    /// binding crosses into JS once per batch instead of once per chunk.
+    pub async fn recv_batch(&mut self, max: usize) -> Vec<StreamChunk> {
+        let mut batch = Vec::new();
+        self.receiver.recv_many(&mut batch, max.max(1)).await;
+        batch
     }
 }
 
-impl Stream for PartStream {
-    type Item = Result<StreamPart, LlmError>;
+impl Stream for ChunkStream {
+    type Item = StreamChunk;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.receiver.poll_recv(cx)
     }
 }
 
-impl PartSender {
-    /// Sends a part, waiting while the consumer is behind. Returns `false` once DSH has
+impl ChunkSender {
+    /// Sends a chunk, waiting while the consumer is behind. Returns `false` once DSH has
     /// dropped the stream.
-    pub async fn send(&self, part: StreamPart) -> bool {
-        self.sender.send(Ok(part)).await.is_ok()
-    }
-
-    /// Sends the terminal error. Returns `false` once DSH has dropped the stream.
-    pub async fn fail(&self, error: LlmError) -> bool {
-        self.sender.send(Err(error)).await.is_ok()
+    pub async fn send(&self, chunk: StreamChunk) -> bool {
+        self.sender.send(chunk).await.is_ok()
     }
 
     /// Whether DSH has dropped the stream (an early return).
@@ -160,16 +249,112 @@ impl PartSender {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::contract::{LlmError, LlmErrorCode, ToolCallBlock};
 
     /// DSH dropping the stream is what `is_closed` and `closed` report: not before.
     #[tokio::test]
-    async fn a_dropped_stream_reports_closed_and_refuses_parts() {
-        let (sender, stream) = PartStream::channel();
+    async fn a_dropped_stream_reports_closed_and_refuses_chunks() {
+        let (sender, stream) = ChunkStream::channel();
         assert!(!sender.is_closed(), "closed while DSH holds the stream");
         drop(stream);
         assert!(sender.is_closed(), "open after DSH dropped the stream");
         sender.closed().await;
-        assert!(!sender.send(StreamPart::BlockEnd { index: 0 }).await);
+        assert!(!sender.send(StreamChunk::finish(FinishReason::Stop)).await);
+    }
+
+    /// A batch takes what is buffered, up to its bound, and never waits for more.
+    #[tokio::test]
+    async fn a_batch_takes_what_is_buffered_up_to_its_bound() {
+        let (sender, mut stream) = ChunkStream::channel();
+        for index in 0..5 {
+            let chunk = StreamChunk::TextDelta {
+                index,
+                text: "x".into(),
+            };
+            assert!(sender.send(chunk).await);
+        }
+        assert_eq!(stream.recv_batch(3).await.len(), 3);
+        assert_eq!(stream.recv_batch(100).await.len(), 2);
+        drop(sender);
+        assert!(stream.recv_batch(100).await.is_empty());
+    }
+
+    /// Every chunk serializes to DSH's wire names, exactly.
+    #[test]
+    fn chunks_serialize_to_dsh_wire_names() -> crate::TestResult {
+        let chunks = [
+            (
+                StreamChunk::BlockStart {
+                    index: 1,
+                    block_type: ContentBlockType::ToolCall,
+                },
+                json!({"type": "block-start", "index": 1, "blockType": "tool-call"}),
+            ),
+            (
+                StreamChunk::ReasoningDelta {
+                    index: 0,
+                    text: "hm".into(),
+                },
+                json!({"type": "reasoning-delta", "index": 0, "text": "hm"}),
+            ),
+            (
+                StreamChunk::ToolCallDelta {
+                    index: 1,
+                    id: "c1".into(),
+                    name: Some("read".into()),
+                    arguments_delta: "{}".into(),
+                },
+                json!({"type": "tool-call-delta", "index": 1, "id": "c1", "name": "read",
+                       "argumentsDelta": "{}"}),
+            ),
+            (
+                StreamChunk::BlockEnd {
+                    index: 1,
+                    block: ContentBlock::ToolCall(ToolCallBlock {
+                        id: "c1".into(),
+                        name: "read".into(),
+                        arguments: "{}".into(),
+                    }),
+                },
+                json!({"type": "block-end", "index": 1,
+                       "block": {"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"}}),
+            ),
+            (
+                StreamChunk::finish(FinishReason::ToolCalls),
+                json!({"type": "finish", "reason": {"kind": "tool-calls"}}),
+            ),
+            (
+                StreamChunk::finish(FinishReason::MaxTokens),
+                json!({"type": "finish", "reason": {"kind": "max-tokens"}}),
+            ),
+            (
+                StreamChunk::finish(FinishReason::Error {
+                    failure: LlmError::new(LlmErrorCode::AcpTimeout, "late").to_failure(),
+                }),
+                json!({"type": "finish", "reason": {"kind": "error",
+                       "failure": {"message": "late", "code": "ACP_TIMEOUT"}}}),
+            ),
+            (
+                StreamChunk::Usage {
+                    usage: TokenUsage {
+                        input_tokens: 1,
+                        output_tokens: 2,
+                        cache_read_tokens: None,
+                        cache_write_tokens: None,
+                        reasoning_tokens: Some(3),
+                    },
+                },
+                json!({"type": "usage", "usage": {"inputTokens": 1, "outputTokens": 2,
+                       "reasoningTokens": 3}}),
+            ),
+        ];
+        for (chunk, wire) in chunks {
+            assert_eq!(serde_json::to_value(&chunk)?, wire);
+            assert_eq!(serde_json::from_value::<StreamChunk>(wire)?, chunk);
+        }
+        Ok(())
     }
 }

@@ -1,46 +1,98 @@
-//! `BlockWriter`: turns text and reasoning deltas into DSH block parts with stable
-//! indexes. A block opens on its first delta, stays open while deltas of its kind follow,
-//! and closes before any other block, tool call or finish; tool calls take the following
-//! indexes. Indexes count from 0 in every generation's stream.
+//! `BlockWriter`: turns the server's text and reasoning deltas, and the bridge's tool
+//! calls, into DSH's chunks with stable indexes (C70). A text or reasoning block opens
+//! (`block-start`) on its first delta, stays open while deltas of its kind follow, and
+//! closes (`block-end` carrying the text its deltas assembled) before any other block,
+//! tool call or finish. A tool call is one whole block: `block-start(tool-call)`, one
+//! `tool-call-delta` with the whole JSON, `block-end` with the `ToolCallBlock`. Indexes
+//! count from 0 in every generation's stream.
 
-use crate::contract::{BlockKind, StreamPart};
+use crate::contract::{ContentBlock, ContentBlockType, StreamChunk, TextBlock, ToolCallBlock};
+
+/// The open text or reasoning block.
+#[derive(Debug)]
+struct OpenBlock {
+    index: u32,
+    kind: ContentBlockType,
+    text: String,
+}
 
 /// The block bookkeeping of one generation's stream.
 #[derive(Debug, Default)]
 pub(crate) struct BlockWriter {
     next_index: u32,
-    open: Option<(u32, BlockKind)>,
+    open: Option<OpenBlock>,
 }
 
 impl BlockWriter {
-    /// The parts for one delta of `kind`.
-    pub(crate) fn delta(&mut self, kind: BlockKind, text: String) -> Vec<StreamPart> {
-        let mut parts = Vec::with_capacity(3);
-        let index = match self.open {
-            Some((index, open_kind)) if open_kind == kind => index,
-            _ => {
-                parts.extend(self.close());
-                let index = self.take_index();
-                self.open = Some((index, kind));
-                parts.push(StreamPart::BlockStart { index, kind });
-                index
+    /// The chunks for one delta of `kind` (text or reasoning).
+    pub(crate) fn delta(&mut self, kind: ContentBlockType, text: String) -> Vec<StreamChunk> {
+        let mut chunks = Vec::with_capacity(3);
+        let reopen = self.open.as_ref().is_none_or(|open| open.kind != kind);
+        if reopen {
+            chunks.extend(self.close());
+            let index = self.take_index();
+            self.open = Some(OpenBlock {
+                index,
+                kind,
+                text: String::new(),
+            });
+            chunks.push(StreamChunk::BlockStart {
+                index,
+                block_type: kind,
+            });
+        }
+        if let Some(open) = self.open.as_mut() {
+            open.text.push_str(&text);
+            let index = open.index;
+            chunks.push(match kind {
+                ContentBlockType::Reasoning => StreamChunk::ReasoningDelta { index, text },
+                _ => StreamChunk::TextDelta { index, text },
+            });
+        }
+        chunks
+    }
+
+    /// Closes the open block, if any, with the block its deltas assembled.
+    pub(crate) fn close(&mut self) -> Option<StreamChunk> {
+        self.open.take().map(|open| {
+            let text = TextBlock { text: open.text };
+            let block = match open.kind {
+                ContentBlockType::Reasoning => ContentBlock::Reasoning(text),
+                _ => ContentBlock::Text(text),
+            };
+            StreamChunk::BlockEnd {
+                index: open.index,
+                block,
             }
-        };
-        parts.push(StreamPart::BlockDelta { index, delta: text });
-        parts
+        })
     }
 
-    /// Closes the open block, if any.
-    pub(crate) fn close(&mut self) -> Option<StreamPart> {
-        self.open
-            .take()
-            .map(|(index, _)| StreamPart::BlockEnd { index })
+    /// Closes the open block and writes one whole tool call at the next index.
+    pub(crate) fn tool_call(&mut self, call: ToolCallBlock) -> Vec<StreamChunk> {
+        let mut chunks = Vec::with_capacity(4);
+        chunks.extend(self.close());
+        let index = self.take_index();
+        chunks.push(StreamChunk::BlockStart {
+            index,
+            block_type: ContentBlockType::ToolCall,
+        });
+        chunks.push(StreamChunk::ToolCallDelta {
+            index,
+            id: call.id.clone(),
+            name: Some(call.name.clone()),
+            arguments_delta: call.arguments.clone(),
+        });
+        chunks.push(StreamChunk::BlockEnd {
+            index,
+            block: ContentBlock::ToolCall(call),
+        });
+        chunks
     }
 
-    /// Closes the open block and reserves the next index for a tool call.
-    pub(crate) fn tool_call(&mut self) -> (Option<StreamPart>, u32) {
-        let closed = self.close();
-        (closed, self.take_index())
+    /// Whether this generation's stream has any block yet (an `end_turn` without one is
+    /// an empty response).
+    pub(crate) fn has_content(&self) -> bool {
+        self.next_index > 0
     }
 
     fn take_index(&mut self) -> u32 {
@@ -53,50 +105,75 @@ impl BlockWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::StreamPart::{BlockDelta, BlockEnd, BlockStart};
+    use crate::contract::StreamChunk::{BlockEnd, BlockStart, ReasoningDelta, TextDelta, ToolCallDelta};
 
     #[test]
     fn kinds_alternate_into_closed_blocks_with_rising_indexes() {
         let mut writer = BlockWriter::default();
-        let mut parts = writer.delta(BlockKind::Reasoning, "a".into());
-        parts.extend(writer.delta(BlockKind::Reasoning, "b".into()));
-        parts.extend(writer.delta(BlockKind::Text, "c".into()));
-        let (closed, call_index) = writer.tool_call();
-        parts.extend(closed);
+        assert!(!writer.has_content());
+        let mut chunks = writer.delta(ContentBlockType::Reasoning, "a".into());
+        chunks.extend(writer.delta(ContentBlockType::Reasoning, "b".into()));
+        chunks.extend(writer.delta(ContentBlockType::Text, "c".into()));
+        let call = ToolCallBlock {
+            id: "call_1".into(),
+            name: "read".into(),
+            arguments: r#"{"p":1}"#.into(),
+        };
+        chunks.extend(writer.tool_call(call.clone()));
         assert_eq!(
-            parts,
+            chunks,
             vec![
                 BlockStart {
                     index: 0,
-                    kind: BlockKind::Reasoning
+                    block_type: ContentBlockType::Reasoning
                 },
-                BlockDelta {
+                ReasoningDelta {
                     index: 0,
-                    delta: "a".into()
+                    text: "a".into()
                 },
-                BlockDelta {
+                ReasoningDelta {
                     index: 0,
-                    delta: "b".into()
+                    text: "b".into()
                 },
-                BlockEnd { index: 0 },
+                BlockEnd {
+                    index: 0,
+                    block: ContentBlock::reasoning("ab")
+                },
                 BlockStart {
                     index: 1,
-                    kind: BlockKind::Text
+                    block_type: ContentBlockType::Text
                 },
-                BlockDelta {
+                TextDelta {
                     index: 1,
-                    delta: "c".into()
+                    text: "c".into()
                 },
-                BlockEnd { index: 1 },
+                BlockEnd {
+                    index: 1,
+                    block: ContentBlock::text("c")
+                },
+                BlockStart {
+                    index: 2,
+                    block_type: ContentBlockType::ToolCall
+                },
+                ToolCallDelta {
+                    index: 2,
+                    id: "call_1".into(),
+                    name: Some("read".into()),
+                    arguments_delta: r#"{"p":1}"#.into(),
+                },
+                BlockEnd {
+                    index: 2,
+                    block: ContentBlock::ToolCall(call)
+                },
             ]
         );
-        assert_eq!(call_index, 2);
+        assert!(writer.has_content());
         assert_eq!(writer.close(), None);
         assert_eq!(
-            writer.delta(BlockKind::Text, "d".into())[0],
+            writer.delta(ContentBlockType::Text, "d".into())[0],
             BlockStart {
                 index: 3,
-                kind: BlockKind::Text
+                block_type: ContentBlockType::Text
             }
         );
     }

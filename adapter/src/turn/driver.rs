@@ -16,11 +16,12 @@ use tokio::time::Instant;
 use super::blocks::BlockWriter;
 use super::ends::{Outcome, TurnEnds};
 use super::exchange::{Continuation, ExchangeRegistry, HistoryDigest, PendingExchange};
-use super::finish_reason;
-use super::prompt::output_text;
+use super::exchange::ToolOutcome;
+use super::stop_outcome;
+use super::windows::WindowReport;
 use crate::acp::ServerEvent;
 use crate::bridge::{ParkedCall, ToolReply};
-use crate::contract::{FinishReason, PartSender, StreamPart, ToolResult};
+use crate::contract::{ChunkSender, FinishReason, StreamChunk, ToolCallBlock};
 use crate::error::AdapterError;
 
 /// The channels and settings a loop is built from.
@@ -36,6 +37,8 @@ pub(crate) struct TurnLoopParts {
     pub(crate) tool_timeout: Duration,
     /// When the first model segment began (the turn's start).
     pub(crate) segment_started: Instant,
+    /// Where the context window a `usage_update` reports is kept for `resolveModel`.
+    pub(crate) window: WindowReport,
 }
 
 /// Where the turn stands between the server and DSH. Each phase holds exactly what it
@@ -45,7 +48,7 @@ pub(crate) struct TurnLoopParts {
 enum Phase {
     /// DSH holds `sink`; server output becomes blocks on it.
     Streaming {
-        sink: PartSender,
+        sink: ChunkSender,
         blocks: BlockWriter,
     },
     /// DSH's stream ended with finish(tool-calls); these calls, by call id, wait for its
@@ -79,7 +82,7 @@ impl TurnLoop {
     pub(crate) fn new(
         parts: TurnLoopParts,
         calls: mpsc::Receiver<ParkedCall>,
-        sink: PartSender,
+        sink: ChunkSender,
     ) -> Self {
         let (control_tx, control) = mpsc::channel(1);
         let deadline = parts.segment_started + parts.timeout;
@@ -163,16 +166,14 @@ impl TurnLoop {
             return Err(Outcome::Failed(AdapterError::Timeout("the model segment")));
         }
         if self.parts.registry.withdraw(self.parts.id) {
-            return Err(Outcome::Failed(AdapterError::Timeout(
-                "waiting for DSH's tool results",
-            )));
+            return Err(Outcome::Failed(AdapterError::ToolTimeout));
         }
         // A continuation already claimed the exchange: it is on its way.
         Ok(Instant::now() + self.parts.timeout)
     }
 
-    /// Sends a part to DSH while streaming, unless the turn ends first.
-    async fn emit(&mut self, part: StreamPart) -> Result<(), Outcome> {
+    /// Sends a chunk to DSH while streaming, unless the turn ends first.
+    async fn emit(&mut self, part: StreamChunk) -> Result<(), Outcome> {
         let Phase::Streaming { sink, .. } = &self.phase else {
             return Ok(());
         };
@@ -187,17 +188,16 @@ impl TurnLoop {
         let Phase::Streaming { blocks, .. } = &mut self.phase else {
             return Ok(());
         };
-        let (closed, index) = blocks.tool_call();
-        if let Some(part) = closed {
-            self.emit(part).await?;
+        let chunks = blocks.tool_call(ToolCallBlock {
+            id: call.call_id.clone(),
+            name: call.tool_name.clone(),
+            // Validated JSON, written as the raw text DSH's tool-call block carries.
+            arguments: call.arguments.to_string(),
+        });
+        for chunk in chunks {
+            self.emit(chunk).await?;
         }
-        self.emit(StreamPart::ToolCall {
-            index,
-            call_id: call.call_id.clone(),
-            tool_name: call.tool_name.clone(),
-            arguments: call.arguments.clone(),
-        })
-        .await
+        Ok(())
     }
 
     async fn on_call(&mut self, first: ParkedCall) -> Result<(), Outcome> {
@@ -222,9 +222,7 @@ impl TurnLoop {
             control: self.control_tx.clone(),
             close: self.parts.ends.close.clone(),
         });
-        let finish = StreamPart::Finish {
-            reason: FinishReason::ToolCalls,
-        };
+        let finish = StreamChunk::finish(FinishReason::ToolCalls);
         if let Err(outcome) = self.emit(finish).await {
             self.parts.registry.withdraw(self.parts.id);
             return Err(outcome);
@@ -270,12 +268,12 @@ impl TurnLoop {
                     result.call_id
                 ))));
             };
-            if !call.resolve(reply_of(&result)) {
+            if !call.resolve(reply_of(result)) {
                 tracing::debug!("the server gave up on a call before DSH answered it");
             }
         }
         if let Some(id) = calls.keys().next() {
-            return Err(Outcome::Failed(AdapterError::InvalidHistory(format!(
+            return Err(Outcome::Failed(AdapterError::ToolResultsMissing(format!(
                 "the tool result for call `{id}` is missing"
             ))));
         }
@@ -294,19 +292,27 @@ impl TurnLoop {
                 }
                 Ok(())
             }
-            ServerEvent::Usage { used, size } => {
-                self.emit(StreamPart::ContextOccupancy { used, size }).await
+            // Context occupancy, not billable usage: no usage chunk is invented (C71);
+            // the window it reports serves `resolveModel`.
+            ServerEvent::Usage { size } => {
+                self.parts.window.record(size);
+                Ok(())
             }
             ServerEvent::NativeAction => Err(Outcome::Failed(AdapterError::NativeToolRejected(
                 "a server-owned tool started running".to_owned(),
             ))),
             ServerEvent::PromptDone(Ok(stop)) => {
-                if let Phase::Streaming { blocks, .. } = &mut self.phase
-                    && let Some(part) = blocks.close()
-                {
-                    self.emit(part).await?;
+                let mut has_content = false;
+                if let Phase::Streaming { blocks, .. } = &mut self.phase {
+                    has_content = blocks.has_content();
+                    if let Some(part) = blocks.close() {
+                        self.emit(part).await?;
+                    }
                 }
-                Err(Outcome::Finished(finish_reason(stop)))
+                Err(match stop_outcome(stop, has_content) {
+                    Ok(reason) => Outcome::Finished(reason),
+                    Err(error) => Outcome::Failed(error),
+                })
             }
             ServerEvent::PromptDone(Err(error)) => Err(Outcome::Failed(error)),
         }
@@ -320,7 +326,7 @@ impl TurnLoop {
         mut self,
         outcome: &Outcome,
         grace: Duration,
-    ) -> (Option<PartSender>, mpsc::Receiver<ServerEvent>, bool) {
+    ) -> (Option<ChunkSender>, mpsc::Receiver<ServerEvent>, bool) {
         self.control.close();
         let (sink, closing_part, settled) = match self.phase {
             Phase::Streaming { sink, mut blocks } => (Some(sink), blocks.close(), true),
@@ -331,11 +337,11 @@ impl TurnLoop {
                 (self.control.try_recv().ok().map(|c| c.sink), None, settled)
             }
         };
-        let deliverable = !matches!(outcome, Outcome::DroppedByDsh | Outcome::Disposed);
+        let deliverable = !matches!(outcome, Outcome::DroppedByDsh);
         if let (true, Some(sink), Some(part)) = (deliverable, &sink, closing_part)
             && tokio::time::timeout(grace, sink.send(part)).await.is_err()
         {
-            tracing::debug!("DSH did not take the closing block part");
+            tracing::debug!("DSH did not take the closing block chunk");
         }
         (sink, self.parts.events, settled)
     }
@@ -350,9 +356,9 @@ async fn recv_call(calls: &mut Option<mpsc::Receiver<ParkedCall>>) -> Option<Par
 }
 
 /// What DSH's result becomes on the MCP side.
-fn reply_of(result: &ToolResult) -> ToolReply {
+fn reply_of(result: ToolOutcome) -> ToolReply {
     ToolReply {
-        text: output_text(&result.output),
+        text: result.text,
         is_error: result.is_error,
     }
 }

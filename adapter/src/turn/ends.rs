@@ -5,7 +5,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::contract::{FinishReason, PartSender};
+use crate::contract::{ChunkSender, FinishReason};
 use crate::error::AdapterError;
 
 /// How a turn ended.
@@ -44,7 +44,7 @@ impl TurnEnds {
     /// it; `work` is polled last, so an ending that is already signalled always wins.
     pub(crate) async fn or_end<T>(
         &self,
-        stream: Option<&PartSender>,
+        stream: Option<&ChunkSender>,
         work: impl Future<Output = T>,
     ) -> Result<T, Outcome> {
         let dropped = async {
@@ -67,7 +67,7 @@ impl TurnEnds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::PartStream;
+    use crate::contract::ChunkStream;
 
     fn ends() -> TurnEnds {
         let provider = CancellationToken::new();
@@ -90,7 +90,7 @@ mod tests {
         ends.abort.cancel();
         ends.close.cancel();
         ends.provider.cancel();
-        let (sink, stream) = PartStream::channel();
+        let (sink, stream) = ChunkStream::channel();
         drop(stream);
         let ended = ends.or_end(Some(&sink), async {}).await;
         assert!(matches!(ended, Err(Outcome::Disposed)), "{ended:?}");
@@ -107,7 +107,7 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_stream_ends_the_turn_only_while_dsh_holds_one() {
         let ends = ends();
-        let (sink, stream) = PartStream::channel();
+        let (sink, stream) = ChunkStream::channel();
         drop(stream);
         let ended = ends.or_end(Some(&sink), std::future::pending::<()>()).await;
         assert!(matches!(ended, Err(Outcome::DroppedByDsh)), "{ended:?}");

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::contract::{AssistantPart, GenerateRequest, Message, PartSender, Purpose, ToolResult};
+use crate::contract::{ChunkSender, GenerateOptions, Message, ToolResultView, blocks_text};
 use crate::error::AdapterError;
 
 /// A digest of a history prefix.
@@ -56,22 +56,45 @@ impl HistoryDigest {
     }
 }
 
-/// What must not change inside one tool exchange: model, system prompt and tool catalog.
-pub(crate) fn fingerprint(request: &GenerateRequest) -> [u8; 32] {
+/// What must not change inside one tool exchange: provider, model, system prompt and tool
+/// catalog.
+pub(crate) fn fingerprint(request: &GenerateOptions) -> [u8; 32] {
     let mut hasher = Sha256::new();
+    hash_json(&mut hasher, &request.provider);
     hash_json(&mut hasher, &request.model);
-    hash_json(&mut hasher, &request.system);
-    hash_json(&mut hasher, &request.tools);
+    hash_json(&mut hasher, request.system());
+    hash_json(&mut hasher, request.tools());
     hasher.finalize().into()
+}
+
+/// DSH's result for one issued call, as the parked MCP request is answered with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolOutcome {
+    /// The call it answers.
+    pub(crate) call_id: String,
+    /// The result's text, as the model reads it.
+    pub(crate) text: String,
+    /// Whether DSH reports a failure or a denial.
+    pub(crate) is_error: bool,
+}
+
+impl ToolOutcome {
+    fn of(view: &ToolResultView<'_>) -> Self {
+        Self {
+            call_id: view.call_id.to_owned(),
+            text: blocks_text(view.content),
+            is_error: view.is_error,
+        }
+    }
 }
 
 /// DSH's next generate, delivered to the parked turn.
 #[derive(Debug)]
 pub(crate) struct Continuation {
     /// One result per issued call (in issue order); the turn resolves each by call id.
-    pub(crate) results: Vec<ToolResult>,
+    pub(crate) results: Vec<ToolOutcome>,
     /// Where the continued stream goes.
-    pub(crate) sink: PartSender,
+    pub(crate) sink: ChunkSender,
     /// The new request's abort signal.
     pub(crate) abort: CancellationToken,
     /// The new request's whole history.
@@ -99,7 +122,7 @@ pub(crate) struct PendingExchange {
 #[derive(Debug)]
 pub(crate) enum Claim {
     /// Continue this exchange with these results (in issue order).
-    Continue(PendingExchange, Vec<ToolResult>),
+    Continue(PendingExchange, Vec<ToolOutcome>),
     /// Start a fresh turn.
     Fresh,
 }
@@ -113,7 +136,7 @@ pub(crate) struct ExchangeRegistry {
 /// What a history adds after an exchange's prefix.
 struct Tail<'a> {
     calls: HashSet<&'a str>,
-    results: Vec<&'a ToolResult>,
+    results: Vec<ToolResultView<'a>>,
     has_user_message: bool,
 }
 
@@ -124,17 +147,10 @@ fn tail_of(messages: &[Message]) -> Tail<'_> {
         has_user_message: false,
     };
     for message in messages {
-        match message {
-            Message::User(_) => tail.has_user_message = true,
-            Message::Assistant(parts) => {
-                for part in parts {
-                    if let AssistantPart::ToolCall(call) = part {
-                        tail.calls.insert(&call.call_id);
-                    }
-                }
-            }
-            Message::Tool(results) => tail.results.extend(results),
-        }
+        tail.has_user_message |= message.is_prompt();
+        tail.calls
+            .extend(message.tool_calls().map(|call| call.id.as_str()));
+        tail.results.extend(message.tool_results());
     }
     tail
 }
@@ -142,14 +158,11 @@ fn tail_of(messages: &[Message]) -> Tail<'_> {
 /// The results in issue order, or why they do not answer the issued calls exactly.
 fn match_results(
     issued: &[String],
-    results: &[&ToolResult],
-) -> Result<Vec<ToolResult>, AdapterError> {
-    let mut by_id: HashMap<&str, Vec<&ToolResult>> = HashMap::new();
+    results: &[ToolResultView<'_>],
+) -> Result<Vec<ToolOutcome>, AdapterError> {
+    let mut by_id: HashMap<&str, Vec<&ToolResultView<'_>>> = HashMap::new();
     for result in results {
-        by_id
-            .entry(result.call_id.as_str())
-            .or_default()
-            .push(result);
+        by_id.entry(result.call_id).or_default().push(result);
     }
     if let Some(unknown) = by_id.keys().find(|id| !issued.iter().any(|i| i == *id)) {
         return Err(AdapterError::InvalidHistory(format!(
@@ -159,8 +172,8 @@ fn match_results(
     issued
         .iter()
         .map(|id| match by_id.get(id.as_str()).map(Vec::as_slice) {
-            Some([one]) => Ok((*one).clone()),
-            Some([]) | None => Err(AdapterError::InvalidHistory(format!(
+            Some([one]) => Ok(ToolOutcome::of(one)),
+            Some([]) | None => Err(AdapterError::ToolResultsMissing(format!(
                 "the tool result for call `{id}` is missing"
             ))),
             Some(_) => Err(AdapterError::InvalidHistory(format!(
@@ -192,11 +205,11 @@ impl ExchangeRegistry {
     /// Decides what `request` continues. Exchanges it supersedes are closed.
     pub(crate) fn claim(
         &self,
-        request: &GenerateRequest,
+        request: &GenerateOptions,
         fingerprint: &[u8; 32],
     ) -> Result<Claim, AdapterError> {
-        // Title and compaction requests never borrow a pending tool turn.
-        if request.purpose != Purpose::Chat {
+        // Title and compaction requests never borrow a pending tool turn (C30).
+        if request.purpose.is_some() {
             return Ok(Claim::Fresh);
         }
         let Ok(mut pending) = self.pending.lock() else {
@@ -207,8 +220,8 @@ impl ExchangeRegistry {
             let referenced = exchange
                 .issued
                 .iter()
-                .any(|id| mentions_call(&request.history, id));
-            if !exchange.history.is_prefix_of(&request.history) {
+                .any(|id| mentions_call(&request.messages, id));
+            if !exchange.history.is_prefix_of(&request.messages) {
                 if referenced {
                     // The conversation the exchange belongs to moved on without it.
                     pending.swap_remove(index).close.cancel();
@@ -219,7 +232,7 @@ impl ExchangeRegistry {
             }
             let tail = tail_of(
                 request
-                    .history
+                    .messages
                     .get(exchange.history.len..)
                     .unwrap_or_default(),
             );
@@ -245,12 +258,9 @@ impl ExchangeRegistry {
 }
 
 fn mentions_call(history: &[Message], call_id: &str) -> bool {
-    history.iter().any(|message| match message {
-        Message::Assistant(parts) => parts
-            .iter()
-            .any(|p| matches!(p, AssistantPart::ToolCall(c) if c.call_id == call_id)),
-        Message::Tool(results) => results.iter().any(|r| r.call_id == call_id),
-        Message::User(_) => false,
+    history.iter().any(|message| {
+        message.tool_calls().any(|call| call.id == call_id)
+            || message.tool_results().iter().any(|r| r.call_id == call_id)
     })
 }
 

@@ -1,25 +1,16 @@
 //! The ACP prompt of a fresh turn, rebuilt from DSH's complete history: instructions that
 //! confine the server to DSH's tools, DSH's system prompt, then the conversation as a
-//! transcript. Images travel as ACP image blocks; other binary input cannot be projected
-//! and fails explicitly.
+//! transcript. Image blocks travel as ACP image blocks, with the bytes DSH's attachment
+//! store gave the host glue; a block the server cannot receive fails explicitly (C72).
 
-use agent_client_protocol::v1::schema::{ContentBlock, ImageContent, TextContent};
-use serde_json::Value;
+use agent_client_protocol::v1::schema::{ContentBlock as AcpBlock, ImageContent, TextContent};
 
 use crate::bridge::{BRIDGE_SERVER_NAME, ToolCatalog};
-use crate::contract::{AssistantPart, GenerateRequest, Message, Purpose, UserPart};
+use crate::contract::{ContentBlock, GenerateOptions, ImageBlock, Message, Purpose, Role};
 use crate::error::AdapterError;
 
 /// Image types the server's prompt accepts.
 const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-
-/// Renders a tool result's output as the text the model reads.
-pub(crate) fn output_text(output: &Value) -> String {
-    match output {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
 
 /// Appends one formatted line (writing into a `String` cannot fail).
 fn push_line(text: &mut String, line: std::fmt::Arguments<'_>) {
@@ -27,7 +18,7 @@ fn push_line(text: &mut String, line: std::fmt::Arguments<'_>) {
     text.push('\n');
 }
 
-fn instructions(catalog: Option<&ToolCatalog>, purpose: Purpose) -> String {
+fn instructions(catalog: Option<&ToolCatalog>, purpose: Option<Purpose>) -> String {
     let mut text = String::from(
         "[DSH adapter instructions]\n\
          You are the language model behind DSH, an agent host. DSH owns the workspace, \
@@ -59,9 +50,11 @@ fn instructions(catalog: Option<&ToolCatalog>, purpose: Purpose) -> String {
         None => text.push_str("- No tools are available for this request: answer in text.\n"),
     }
     match purpose {
-        Purpose::Chat => {}
-        Purpose::Title => text.push_str("- This request asks for a title for the conversation.\n"),
-        Purpose::Compaction => {
+        None => {}
+        Some(Purpose::SessionTitle) => {
+            text.push_str("- This request asks for a title for the conversation.\n")
+        }
+        Some(Purpose::Compaction) => {
             text.push_str("- This request asks for a summary that replaces older history.\n")
         }
     }
@@ -70,95 +63,112 @@ fn instructions(catalog: Option<&ToolCatalog>, purpose: Purpose) -> String {
 
 /// Builds the prompt blocks of a fresh turn.
 pub(crate) fn build_prompt(
-    request: &GenerateRequest,
+    request: &GenerateOptions,
     catalog: Option<&ToolCatalog>,
-) -> Result<Vec<ContentBlock>, AdapterError> {
-    let mut text = instructions(catalog, request.purpose);
-    let mut images = Vec::new();
-    if !request.system.is_empty() {
-        text.push_str("\n[System prompt]\n");
-        text.push_str(&request.system);
-        text.push('\n');
+) -> Result<Vec<AcpBlock>, AdapterError> {
+    let mut prompt = Prompt {
+        text: instructions(catalog, request.purpose),
+        images: Vec::new(),
+        request,
+    };
+    if !request.system().is_empty() {
+        prompt.text.push_str("\n[System prompt]\n");
+        prompt.text.push_str(request.system());
+        prompt.text.push('\n');
     }
-    text.push_str("\n[Conversation]\n");
-    for message in &request.history {
-        render(message, &mut text, &mut images)?;
+    prompt.text.push_str("\n[Conversation]\n");
+    for message in &request.messages {
+        prompt.message(message)?;
     }
-    text.push_str("\n[End of conversation]\nContinue as the assistant.\n");
-    let mut blocks = vec![ContentBlock::Text(TextContent::new(text))];
-    blocks.extend(images);
+    prompt
+        .text
+        .push_str("\n[End of conversation]\nContinue as the assistant.\n");
+    let mut blocks = vec![AcpBlock::Text(TextContent::new(prompt.text))];
+    blocks.extend(prompt.images);
     Ok(blocks)
 }
 
-fn render(
-    message: &Message,
-    text: &mut String,
-    images: &mut Vec<ContentBlock>,
-) -> Result<(), AdapterError> {
-    match message {
-        Message::User(parts) => {
-            text.push_str("\n### user\n");
-            for part in parts {
-                match part {
-                    UserPart::Text(t) => {
-                        text.push_str(t);
-                        text.push('\n');
-                    }
-                    UserPart::Binary(binary) => {
-                        if !IMAGE_TYPES.contains(&binary.media_type.as_str()) {
-                            return Err(AdapterError::UnsupportedInput(format!(
-                                "binary input of type {} cannot be sent to the server",
-                                binary.media_type
-                            )));
-                        }
-                        images.push(ContentBlock::Image(ImageContent::new(
-                            binary.data_base64.clone(),
-                            binary.media_type.clone(),
-                        )));
-                        push_line(text, format_args!("(attached image {})", images.len()));
-                    }
-                }
-            }
-        }
-        Message::Assistant(parts) => {
-            text.push_str("\n### assistant\n");
-            for part in parts {
-                match part {
-                    AssistantPart::Text(t) => {
-                        text.push_str(t);
-                        text.push('\n');
-                    }
-                    AssistantPart::Reasoning(r) => {
-                        push_line(text, format_args!("(reasoning) {r}"));
-                    }
-                    AssistantPart::ToolCall(call) => {
-                        push_line(
-                            text,
-                            format_args!(
-                                "(tool call {}: {} {})",
-                                call.call_id, call.tool_name, call.arguments
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        Message::Tool(results) => {
+/// The prompt being written: its transcript text and the images it attaches.
+struct Prompt<'a> {
+    text: String,
+    images: Vec<AcpBlock>,
+    request: &'a GenerateOptions,
+}
+
+impl Prompt<'_> {
+    fn message(&mut self, message: &Message) -> Result<(), AdapterError> {
+        let results = message.tool_results();
+        if !results.is_empty() {
             for result in results {
                 let status = if result.is_error { "error" } else { "ok" };
                 push_line(
-                    text,
-                    format_args!(
-                        "\n### tool result {} ({}, {status})\n{}",
-                        result.call_id,
-                        result.tool_name,
-                        output_text(&result.output)
-                    ),
+                    &mut self.text,
+                    format_args!("\n### tool result {} ({status})", result.call_id),
                 );
+                self.blocks(result.content)?;
+            }
+            return Ok(());
+        }
+        let role = match message.role {
+            Role::System => "system",
+            Role::User | Role::Tool => "user",
+            Role::Assistant => "assistant",
+        };
+        push_line(&mut self.text, format_args!("\n### {role}"));
+        self.blocks(&message.content)
+    }
+
+    fn blocks(&mut self, blocks: &[ContentBlock]) -> Result<(), AdapterError> {
+        for block in blocks {
+            match block {
+                ContentBlock::Text(t) => push_line(&mut self.text, format_args!("{}", t.text)),
+                ContentBlock::Reasoning(r) => {
+                    push_line(&mut self.text, format_args!("(reasoning) {}", r.text))
+                }
+                ContentBlock::ToolCall(call) => push_line(
+                    &mut self.text,
+                    format_args!("(tool call {}: {} {})", call.id, call.name, call.arguments),
+                ),
+                ContentBlock::Image(image) => self.image(image)?,
+                ContentBlock::ToolResult(result) => {
+                    push_line(
+                        &mut self.text,
+                        format_args!("(tool result {})", result.tool_call_id),
+                    );
+                    self.blocks(&result.content)?;
+                }
+                ContentBlock::Other(_) => {
+                    return Err(AdapterError::UnsupportedInput(format!(
+                        "a `{}` block cannot be sent to the server",
+                        block.type_name()
+                    )));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn image(&mut self, image: &ImageBlock) -> Result<(), AdapterError> {
+        let id = &image.attachment.attachment_id;
+        let Some(bytes) = self.request.images.get(id) else {
+            return Err(AdapterError::AttachmentUnavailable(id.clone()));
+        };
+        if !IMAGE_TYPES.contains(&bytes.media_type.as_str()) {
+            return Err(AdapterError::UnsupportedInput(format!(
+                "an image of type {} cannot be sent to the server",
+                bytes.media_type
+            )));
+        }
+        self.images.push(AcpBlock::Image(ImageContent::new(
+            bytes.data_base64.clone(),
+            bytes.media_type.clone(),
+        )));
+        push_line(
+            &mut self.text,
+            format_args!("(attached image {})", self.images.len()),
+        );
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -166,40 +176,38 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contract::{BinaryPart, ToolCallPart, ToolDefinition, ToolResult};
+    use crate::contract::{ImageAttachmentRef, ResolvedImage, ToolCallBlock, ToolSchema};
 
-    fn request(history: Vec<Message>, tools: Vec<ToolDefinition>) -> GenerateRequest {
-        let mut request =
-            GenerateRequest::chat("antigravity-acp/server-default", "Be brief.", history);
-        request.tools = tools;
+    fn request(messages: Vec<Message>, tools: Vec<ToolSchema>) -> GenerateOptions {
+        let mut request = GenerateOptions::new("antigravity-acp", "server-default", messages);
+        request.system = Some("Be brief.".into());
+        request.tools = Some(tools);
         request
     }
 
     #[test]
     fn the_whole_history_and_the_tool_map_are_in_the_prompt() -> crate::TestResult {
-        let tools = vec![ToolDefinition {
+        let tools = vec![ToolSchema {
             name: "read_file".into(),
             description: "Reads".into(),
-            input_schema: json!({"type": "object"}),
+            parameters: json!({"type": "object"}),
         }];
         let catalog = ToolCatalog::build(&tools)?;
         let history = vec![
-            Message::User(vec![UserPart::Text("first question".into())]),
-            Message::Assistant(vec![AssistantPart::ToolCall(ToolCallPart {
-                call_id: "call_1".into(),
-                tool_name: "read_file".into(),
-                arguments: json!({"path": "a"}),
-            })]),
-            Message::Tool(vec![ToolResult {
-                call_id: "call_1".into(),
-                tool_name: "read_file".into(),
-                output: json!("contents"),
-                is_error: false,
-            }]),
-            Message::User(vec![UserPart::Text("second question".into())]),
+            Message::user("first question"),
+            Message::new(
+                Role::Assistant,
+                vec![ContentBlock::ToolCall(ToolCallBlock {
+                    id: "call_1".into(),
+                    name: "read_file".into(),
+                    arguments: r#"{"path":"a"}"#.into(),
+                })],
+            ),
+            Message::tool_result("call_1", vec![ContentBlock::text("contents")], false),
+            Message::user("second question"),
         ];
         let blocks = build_prompt(&request(history, tools), Some(&catalog))?;
-        let ContentBlock::Text(text) = &blocks[0] else {
+        let AcpBlock::Text(text) = &blocks[0] else {
             panic!("not text")
         };
         let text = &text.text;
@@ -207,6 +215,7 @@ mod tests {
             "Be brief.",
             "first question",
             "call_1",
+            r#"{"path":"a"}"#,
             "contents",
             "second question",
             "\"dsh\"",
@@ -217,26 +226,62 @@ mod tests {
         Ok(())
     }
 
-    fn image(media: &str) -> Message {
-        Message::User(vec![UserPart::Binary(BinaryPart {
+    fn image(media: &str) -> GenerateOptions {
+        let attachment = ImageAttachmentRef {
+            attachment_id: "att_1".into(),
             media_type: media.into(),
-            data_base64: "AAAA".into(),
-        })])
+            bytes: 3,
+            width: 1,
+            height: 1,
+            name: None,
+        };
+        let message = Message::new(
+            Role::User,
+            vec![ContentBlock::Image(ImageBlock { attachment })],
+        );
+        let mut request = request(vec![message], vec![]);
+        request.images.insert(
+            "att_1".into(),
+            ResolvedImage {
+                media_type: media.into(),
+                data_base64: "AAAA".into(),
+            },
+        );
+        request
     }
 
     #[test]
     fn images_travel_as_image_blocks() -> crate::TestResult {
-        let blocks = build_prompt(&request(vec![image("image/png")], vec![]), None)?;
-        assert!(matches!(blocks[1], ContentBlock::Image(_)));
+        let blocks = build_prompt(&image("image/png"), None)?;
+        assert!(matches!(blocks[1], AcpBlock::Image(_)));
         Ok(())
     }
 
     #[test]
-    fn other_binaries_fail_as_unsupported_input() -> crate::TestResult {
-        let error = build_prompt(&request(vec![image("application/pdf")], vec![]), None)
+    fn other_media_fail_as_unsupported_input() -> crate::TestResult {
+        let error = build_prompt(&image("image/svg+xml"), None)
             .err()
-            .ok_or("a PDF was projected")?;
+            .ok_or("an SVG was projected")?;
         assert!(matches!(error, AdapterError::UnsupportedInput(_)));
+        Ok(())
+    }
+
+    /// An image whose bytes the host did not resolve fails with its own code; so does a
+    /// block type the server cannot receive.
+    #[test]
+    fn unresolved_images_and_unknown_blocks_fail_explicitly() -> crate::TestResult {
+        let mut unresolved = image("image/png");
+        unresolved.images.clear();
+        let error = build_prompt(&unresolved, None).err().ok_or("no bytes, no error")?;
+        assert!(matches!(error, AdapterError::AttachmentUnavailable(id) if id == "att_1"));
+        let other = Message::new(
+            Role::User,
+            vec![ContentBlock::Other(json!({"type": "audio", "data": "x"}))],
+        );
+        let error = build_prompt(&request(vec![other], vec![]), None)
+            .err()
+            .ok_or("an audio block was projected")?;
+        assert!(matches!(error, AdapterError::UnsupportedInput(m) if m.contains("audio")));
         Ok(())
     }
 }
