@@ -7,6 +7,10 @@ use std::time::Duration;
 
 use crate::install::InstallOptions;
 
+mod plugin;
+
+pub use plugin::{PluginConfig, PluginConfigError, PluginServer};
+
 /// The adapter's default provider route (DSH's `GenerateOptions.provider`), and its name
 /// in the ACP `clientInfo`.
 pub const ADAPTER_ID: &str = "antigravity-acp";

@@ -63,7 +63,8 @@ mod standalone_bridge;
 mod turn;
 
 pub use config::{
-    ADAPTER_ID, AdapterConfig, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, PluginConfig, PluginConfigError, PluginServer, SERVER_DEFAULT_MODEL,
+    ServerCommand, ServerSource,
 };
 pub use provider::{AntigravityProvider, RETRYABLE_CODES};
 pub use register::register;

@@ -6,8 +6,8 @@
 //! (C42). The provider owns every turn task, the pool, the lane's persistent client and
 //! the discovery of the server's model catalogue, and awaits all of them on disposal.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
@@ -19,9 +19,8 @@ use crate::acp::CatalogueModel;
 use crate::bridge::ToolCatalog;
 use crate::config::{AdapterConfig, SERVER_DEFAULT_MODEL};
 use crate::contract::{
-    ChunkSender, ChunkStream, FinishReason, GenerateOptions, LlmAdapter, LlmError,
-    LlmModelContext, LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, ModelModality,
-    RetryPolicy,
+    ChunkSender, ChunkStream, FinishReason, GenerateOptions, LlmAdapter, LlmError, LlmModelContext,
+    LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, ModelModality, RetryPolicy,
 };
 use crate::discovery::discover;
 use crate::error::AdapterError;
@@ -174,7 +173,11 @@ impl AntigravityProvider {
 
     /// `server-default` first, then the server's catalogue (or, before discovery, the
     /// configured models).
-    fn model_list(&self, provider: &str, discovered: Option<&[CatalogueModel]>) -> Vec<LlmModelInfo> {
+    fn model_list(
+        &self,
+        provider: &str,
+        discovered: Option<&[CatalogueModel]>,
+    ) -> Vec<LlmModelInfo> {
         let default = self.model_info(provider, SERVER_DEFAULT_MODEL, discovered);
         let listed: Vec<LlmModelInfo> = match discovered {
             Some(found) => found
@@ -197,10 +200,7 @@ impl AntigravityProvider {
         model: &str,
         discovered: Option<&[CatalogueModel]>,
     ) -> LlmModelInfo {
-        let known = discovered
-            .into_iter()
-            .flatten()
-            .find(|m| m.id == model);
+        let known = discovered.into_iter().flatten().find(|m| m.id == model);
         let (name, description) = match (model, known) {
             (SERVER_DEFAULT_MODEL, _) => (
                 "Server default".to_owned(),

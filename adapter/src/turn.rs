@@ -344,7 +344,10 @@ async fn open(
 /// (an empty response when this generation streamed no block), `max_tokens` is
 /// `max-tokens`, a `cancelled` DSH did not ask for is `aborted`; `refusal`,
 /// `max_turn_requests` and any other reason fail with their own codes, never `stop`.
-pub(crate) fn stop_outcome(stop: StopReason, has_content: bool) -> Result<FinishReason, AdapterError> {
+pub(crate) fn stop_outcome(
+    stop: StopReason,
+    has_content: bool,
+) -> Result<FinishReason, AdapterError> {
     match stop {
         StopReason::EndTurn if has_content => Ok(FinishReason::Stop),
         StopReason::EndTurn => Err(AdapterError::EmptyResponse),

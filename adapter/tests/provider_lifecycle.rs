@@ -63,13 +63,11 @@ fn hello() -> GenerateRequest {
 /// `hello` with one tool offered: a tool turn.
 fn hello_with_a_tool() -> GenerateRequest {
     let mut request = hello();
-    request
-        .tools
-        .push(antigravity_acp::contract::ToolSchema {
-            name: "read_file".into(),
-            description: "Reads a file".into(),
-            parameters: serde_json::json!({"type": "object"}),
-        });
+    request.tools.push(antigravity_acp::contract::ToolSchema {
+        name: "read_file".into(),
+        description: "Reads a file".into(),
+        parameters: serde_json::json!({"type": "object"}),
+    });
     request
 }
 

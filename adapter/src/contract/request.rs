@@ -87,7 +87,11 @@ pub struct GenerateOptions {
 
 impl GenerateOptions {
     /// A conversation request with no tools and a fresh abort signal.
-    pub fn new(provider: impl Into<String>, model: impl Into<String>, messages: Vec<Message>) -> Self {
+    pub fn new(
+        provider: impl Into<String>,
+        model: impl Into<String>,
+        messages: Vec<Message>,
+    ) -> Self {
         Self {
             provider: provider.into(),
             model: model.into(),

@@ -104,7 +104,11 @@ pub struct TokenUsage {
 
 /// One chunk of a generation's stream (DSH's `StreamChunk`, tagged by `type`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
 pub enum StreamChunk {
     /// A block opens at `index`.
     BlockStart {

@@ -105,7 +105,9 @@ impl BlockWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::StreamChunk::{BlockEnd, BlockStart, ReasoningDelta, TextDelta, ToolCallDelta};
+    use crate::contract::StreamChunk::{
+        BlockEnd, BlockStart, ReasoningDelta, TextDelta, ToolCallDelta,
+    };
 
     #[test]
     fn kinds_alternate_into_closed_blocks_with_rising_indexes() {

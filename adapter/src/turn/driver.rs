@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use super::blocks::BlockWriter;
 use super::ends::{Outcome, TurnEnds};
-use super::exchange::{Continuation, ExchangeRegistry, HistoryDigest, PendingExchange};
 use super::exchange::ToolOutcome;
+use super::exchange::{Continuation, ExchangeRegistry, HistoryDigest, PendingExchange};
 use super::stop_outcome;
 use super::windows::WindowReport;
 use crate::acp::ServerEvent;

@@ -272,7 +272,9 @@ mod tests {
     fn unresolved_images_and_unknown_blocks_fail_explicitly() -> crate::TestResult {
         let mut unresolved = image("image/png");
         unresolved.images.clear();
-        let error = build_prompt(&unresolved, None).err().ok_or("no bytes, no error")?;
+        let error = build_prompt(&unresolved, None)
+            .err()
+            .ok_or("no bytes, no error")?;
         assert!(matches!(error, AdapterError::AttachmentUnavailable(id) if id == "att_1"));
         let other = Message::new(
             Role::User,
