@@ -9,7 +9,7 @@
 //! - [`StreamChunk`], [`FinishReason`], [`LlmFailure`]: the stream, read through
 //!   [`ChunkStream`].
 //! - [`LlmError`], [`LlmErrorCode`]: the failure codes (SCREAMING_SNAKE strings).
-//! - [`AdapterRegistry`]: `ctx.llm.registerAdapter`.
+//! - [`AdapterRegistry`], the host side of `ctx.llm.registerAdapter`.
 
 mod error;
 mod message;

@@ -80,7 +80,7 @@ async fn a_request_may_offer_256_tools_and_not_257() -> anyhow::Result<()> {
     let refused = StandaloneBridge::start(&tools, answer).await.err();
     assert_eq!(
         refused.map(|e| e.code),
-        Some(LlmErrorCode::InvalidToolDefinition),
+        Some(LlmErrorCode::AcpToolCatalogInvalid),
         "257 tools were accepted"
     );
     Ok(())
@@ -96,7 +96,7 @@ async fn a_definition_may_be_131_072_bytes_and_not_131_073() -> anyhow::Result<(
         .err();
     assert_eq!(
         refused.map(|e| e.code),
-        Some(LlmErrorCode::InvalidToolDefinition),
+        Some(LlmErrorCode::AcpToolCatalogInvalid),
         "a definition of 131 073 bytes was accepted"
     );
     Ok(())

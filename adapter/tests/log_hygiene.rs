@@ -19,9 +19,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use antigravity_acp::contract::{
-    GenerateRequest, LlmAdapter, LlmErrorCode, Message, ToolSchema, UserPart,
-};
+use antigravity_acp::contract::{GenerateOptions, LlmAdapter, Message, StreamChunk, ToolSchema};
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
 use test_support::{TestResult, within};
@@ -120,14 +118,13 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
         shutdown_grace: Duration::from_millis(200),
         ..AdapterConfig::default()
     });
-    let mut request = GenerateRequest::chat(
-        "antigravity-acp/server-default",
-        format!("system prompt {SECRET}"),
-        vec![Message::User(vec![UserPart::Text(format!(
-            "user prompt {SECRET}"
-        ))])],
+    let mut request = GenerateOptions::new(
+        "antigravity-acp",
+        "server-default",
+        vec![Message::user(format!("user prompt {SECRET}"))],
     );
-    request.tools.push(ToolSchema {
+    request.system = Some(format!("system prompt {SECRET}"));
+    request.tools.get_or_insert_default().push(ToolSchema {
         name: "read_file".into(),
         description: "Reads a file".into(),
         parameters: serde_json::json!({"type": "object"}),
@@ -135,16 +132,18 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
     let items = within(
         BOUND,
         "the stream's end",
-        provider.generate(request).collect::<Vec<_>>(),
+        provider.stream(request).collect::<Vec<_>>(),
     )
     .await?;
     within(BOUND, "disposal", provider.dispose()).await?;
 
     let error = match items.last() {
-        Some(Err(error)) => error.clone(),
+        Some(StreamChunk::Finish { reason, .. }) if reason.failure().is_some() => {
+            reason.failure().cloned().ok_or("no failure")?
+        }
         other => return Err(format!("the turn did not fail: {other:?}").into()),
     };
-    assert_eq!(error.code, LlmErrorCode::ServerError, "{error}");
+    assert_eq!(error.code, "ACP_RPC_ERROR", "{error:?}");
     let token = bearer_token(&lines)?;
     let received = std::fs::read_to_string(&lines)?;
     assert!(
@@ -158,7 +157,7 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
     );
     for (what, planted) in [("the secret", SECRET), ("the bearer token", token.as_str())] {
         assert!(
-            !error.to_string().contains(planted),
+            !format!("{error:?}").contains(planted),
             "{what} is in the LlmError"
         );
         for line in logs.lines() {

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use antigravity_acp::contract::{
-    FinishReason, GenerateRequest, LlmAdapter, LlmError, LlmErrorCode, Message, PartStream,
-    StreamPart, UserPart,
+    ChunkStream, ContentBlock, FinishReason, GenerateOptions, LlmAdapter, LlmError, LlmErrorCode,
+    Message, Role, StreamChunk,
 };
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
@@ -52,43 +52,58 @@ fn turns_left(scratch: &Path) -> Result<bool, Failure> {
     Ok(std::fs::read_dir(scratch.join("turns"))?.next().is_some())
 }
 
-fn hello() -> GenerateRequest {
-    GenerateRequest::chat(
-        "antigravity-acp/server-default",
-        "",
-        vec![Message::User(vec![UserPart::Text("hello".into())])],
+fn hello() -> GenerateOptions {
+    GenerateOptions::new(
+        "antigravity-acp",
+        "server-default",
+        vec![Message::user("hello")],
     )
 }
 
 /// `hello` with one tool offered: a tool turn.
-fn hello_with_a_tool() -> GenerateRequest {
+fn hello_with_a_tool() -> GenerateOptions {
     let mut request = hello();
-    request.tools.push(antigravity_acp::contract::ToolSchema {
-        name: "read_file".into(),
-        description: "Reads a file".into(),
-        parameters: serde_json::json!({"type": "object"}),
-    });
+    request
+        .tools
+        .get_or_insert_default()
+        .push(antigravity_acp::contract::ToolSchema {
+            name: "read_file".into(),
+            description: "Reads a file".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        });
     request
 }
 
-/// Every item of a stream, with a bound.
-async fn collect(stream: PartStream) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+/// Every chunk of a stream, with a bound.
+async fn collect(stream: ChunkStream) -> Result<Vec<StreamChunk>, Failure> {
     Ok(within(BOUND, "the stream's end", stream.collect::<Vec<_>>()).await?)
 }
 
-/// The code of the stream's last item, which must be an error.
-fn last_error(items: &[Result<StreamPart, LlmError>]) -> Result<LlmErrorCode, Failure> {
-    match items.last() {
-        Some(Err(error)) => Ok(error.code),
-        other => Err(format!("the stream did not end with an error: {other:?}").into()),
+/// The failure a finish chunk carries, as an `LlmError` of the adapter's codes.
+fn failure_of(chunk: Option<&StreamChunk>) -> Option<LlmError> {
+    let Some(StreamChunk::Finish { reason, .. }) = chunk else {
+        return None;
+    };
+    let failure = reason.failure()?;
+    Some(LlmError::new(
+        LlmErrorCode::parse(&failure.code)?,
+        failure.message.clone(),
+    ))
+}
+
+/// The code of the stream's last chunk, which must be a finish with a failure.
+fn last_error(items: &[StreamChunk]) -> Result<LlmErrorCode, Failure> {
+    match failure_of(items.last()) {
+        Some(error) => Ok(error.code),
+        None => Err(format!("the stream did not end with a failure: {items:?}").into()),
     }
 }
 
-/// The error of a stream that holds nothing but one.
-fn only_error(mut items: Vec<Result<StreamPart, LlmError>>) -> Result<LlmError, Failure> {
-    match (items.len(), items.pop()) {
-        (1, Some(Err(error))) => Ok(error),
-        _ => Err(format!("expected one error, got {items:?}").into()),
+/// The failure of a stream that holds nothing but its finish.
+fn only_error(items: Vec<StreamChunk>) -> Result<LlmError, Failure> {
+    match (items.len(), failure_of(items.last())) {
+        (1, Some(error)) => Ok(error),
+        _ => Err(format!("expected one failed finish, got {items:?}").into()),
     }
 }
 
@@ -98,14 +113,12 @@ fn recorded_pid(pidfile: &Path) -> Result<u32, Failure> {
 
 /// Runs one hello turn on a silent server with a short model timeout and disposes the
 /// provider; yields what the stream held and the server's pid.
-async fn timed_out_turn(
-    scratch: &Path,
-) -> Result<(Vec<Result<StreamPart, LlmError>>, u32), Failure> {
+async fn timed_out_turn(scratch: &Path) -> Result<(Vec<StreamChunk>, u32), Failure> {
     let pidfile = scratch.join("pid");
     let mut config = config(silent_server(&pidfile), scratch)?;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let items = collect(provider.generate(hello())).await?;
+    let items = collect(provider.stream(hello())).await?;
     provider.dispose().await;
     Ok((items, recorded_pid(&pidfile)?))
 }
@@ -119,8 +132,8 @@ async fn a_server_that_cannot_start_is_unavailable() -> TestResult {
         env: vec![],
     };
     let provider = AntigravityProvider::new(config(server, scratch.path())?);
-    let items = collect(provider.generate(hello())).await?;
-    assert_eq!(only_error(items)?.code, LlmErrorCode::ServerUnavailable);
+    let items = collect(provider.stream(hello())).await?;
+    assert_eq!(only_error(items)?.code, LlmErrorCode::AcpBinaryMissing);
     provider.dispose().await;
     assert!(
         !turns_left(scratch.path())?,
@@ -133,7 +146,7 @@ async fn a_server_that_cannot_start_is_unavailable() -> TestResult {
 async fn a_silent_server_times_out() -> TestResult {
     let scratch = tempfile::tempdir()?;
     let (items, _) = timed_out_turn(scratch.path()).await?;
-    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout);
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout);
     assert!(
         !turns_left(scratch.path())?,
         "scratch directory left behind"
@@ -195,7 +208,7 @@ struct StartedTurn {
     provider: AntigravityProvider,
     /// The request's abort signal.
     abort: CancellationToken,
-    stream: PartStream,
+    stream: ChunkStream,
     /// The fifo's read end, for [`server_is_gone`].
     alive: std::fs::File,
 }
@@ -206,8 +219,8 @@ async fn started_turn(scratch: &Path) -> Result<StartedTurn, Failure> {
     let fifo = make_fifo(scratch)?;
     let provider = AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch)?);
     let request = hello();
-    let abort = request.abort.clone();
-    let stream = provider.generate(request);
+    let abort = request.signal.clone();
+    let stream = provider.stream(request);
     let alive = server_is_up(&fifo).await?;
     Ok(StartedTurn {
         provider,
@@ -220,7 +233,7 @@ async fn started_turn(scratch: &Path) -> Result<StartedTurn, Failure> {
 /// Aborts a hello turn once its server (with a grandchild) is up; yields what the stream
 /// held, after checking that the abort alone, before disposal, ended the server and its
 /// grandchild.
-async fn aborted_turn(scratch: &Path) -> Result<Vec<Result<StreamPart, LlmError>>, Failure> {
+async fn aborted_turn(scratch: &Path) -> Result<Vec<StreamChunk>, Failure> {
     let StartedTurn {
         provider,
         abort,
@@ -245,9 +258,10 @@ async fn an_abort_finishes_cancelled() -> TestResult {
     assert!(
         matches!(
             items.last(),
-            Some(Ok(StreamPart::Finish {
-                reason: FinishReason::Cancelled
-            }))
+            Some(StreamChunk::Finish {
+                reason: FinishReason::Aborted { failure },
+                ..
+            }) if failure.code == "ABORTED"
         ),
         "{items:?}"
     );
@@ -274,10 +288,10 @@ async fn turns_beyond_the_active_limit_fail_busy() -> TestResult {
     let mut config = config(silent_server(&pidfile), scratch.path())?;
     config.max_active_turns = 1;
     let provider = AntigravityProvider::new(config);
-    let _first = provider.generate(hello_with_a_tool());
+    let _first = provider.stream(hello_with_a_tool());
     // The active-turn limit fails explicitly instead of queueing.
-    let busy = collect(provider.generate(hello_with_a_tool())).await?;
-    assert_eq!(only_error(busy)?.code, LlmErrorCode::Busy);
+    let busy = collect(provider.stream(hello_with_a_tool())).await?;
+    assert_eq!(only_error(busy)?.code, LlmErrorCode::AcpSessionBusy);
     provider.dispose().await;
     Ok(())
 }
@@ -292,11 +306,11 @@ async fn requests_without_tools_never_fail_busy() -> TestResult {
     config.max_active_turns = 1;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let _tool_turn = provider.generate(hello_with_a_tool());
-    let first = provider.generate(hello());
-    let second = provider.generate(hello());
+    let _tool_turn = provider.stream(hello_with_a_tool());
+    let first = provider.stream(hello());
+    let second = provider.stream(hello());
     for items in [collect(first).await?, collect(second).await?] {
-        assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+        assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout, "{items:?}");
     }
     provider.dispose().await;
     Ok(())
@@ -320,10 +334,10 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
     let mut config = config(server, scratch.path())?;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let first = provider.generate(hello());
-    let second = provider.generate(hello());
+    let first = provider.stream(hello());
+    let second = provider.stream(hello());
     let items = collect(first).await?;
-    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout, "{items:?}");
     // The terminal part is sent before the lane is handed on: one process so far.
     let started = std::fs::read_to_string(&pidfile)?.lines().count();
     assert_eq!(
@@ -331,7 +345,7 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
         "the second request started before the first ended"
     );
     let items = collect(second).await?;
-    assert_eq!(last_error(&items)?, LlmErrorCode::Timeout, "{items:?}");
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout, "{items:?}");
     provider.dispose().await;
     for pid in std::fs::read_to_string(&pidfile)?.lines() {
         let pid: u32 = pid.trim().parse()?;
@@ -353,7 +367,7 @@ async fn disposal_ends_running_turns() -> TestResult {
     let turn = started_turn(scratch.path()).await?;
     turn.provider.dispose().await;
     let (items, alive) = (collect(turn.stream).await?, turn.alive);
-    assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpDisposed);
     server_is_gone(alive, "the server's and its grandchild's end at disposal").await?;
     assert!(
         !turns_left(scratch.path())?,
@@ -368,40 +382,49 @@ async fn a_disposed_provider_refuses_new_turns() -> TestResult {
     let pidfile = scratch.path().join("pid");
     let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
     provider.dispose().await;
-    let after = collect(provider.generate(hello())).await?;
-    assert_eq!(only_error(after)?.code, LlmErrorCode::Disposed);
+    let after = collect(provider.stream(hello())).await?;
+    assert_eq!(only_error(after)?.code, LlmErrorCode::AcpDisposed);
     assert!(!pidfile.exists(), "a server started after disposal");
     Ok(())
 }
 
-/// C72: each of the six sampling controls alone fails the request with
-/// `unsupported_option` naming it, before any server process starts.
+/// C72: each control DSH may set that the server cannot honour (`reasoningEffort`,
+/// `temperature`, `maxTokens`, a non-empty `stop`) alone fails the request with
+/// `UNSUPPORTED_OPTION` naming it, before any server process starts; an empty `stop` list
+/// asks for nothing and is no refusal.
 #[tokio::test(flavor = "multi_thread")]
 async fn each_sampling_control_alone_is_refused_by_name() -> TestResult {
     let scratch = tempfile::tempdir()?;
     let pidfile = scratch.path().join("pid");
     let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
-    type Set = fn(&mut antigravity_acp::contract::SamplingOptions);
-    let controls: [(&str, Set); 6] = [
-        ("temperature", |s| s.temperature = Some(0.2)),
-        ("top_p", |s| s.top_p = Some(0.9)),
-        ("top_k", |s| s.top_k = Some(40)),
-        ("max_output_tokens", |s| s.max_output_tokens = Some(256)),
-        ("stop_sequences", |s| {
-            s.stop_sequences = Some(vec!["END".into()])
+    type Set = fn(&mut GenerateOptions);
+    let controls: [(&str, Set); 4] = [
+        ("reasoningEffort", |r| {
+            r.reasoning_effort = Some("high".into())
         }),
-        ("seed", |s| s.seed = Some(7)),
+        ("temperature", |r| r.temperature = Some(0.2)),
+        ("maxTokens", |r| r.max_tokens = Some(256)),
+        ("stop", |r| r.stop = Some(vec!["END".into()])),
     ];
     for (name, set) in controls {
         let mut request = hello();
-        set(&mut request.sampling);
-        let error = only_error(collect(provider.generate(request)).await?)?;
+        set(&mut request);
+        let error = only_error(collect(provider.stream(request)).await?)?;
         assert_eq!(error.code, LlmErrorCode::UnsupportedOption, "{name}");
         assert!(error.message.contains(name), "{name}: {}", error.message);
     }
     assert!(
         !pidfile.exists(),
         "a server was started for a refused request"
+    );
+    let mut empty_stop = hello();
+    empty_stop.stop = Some(Vec::new());
+    empty_stop.signal.cancel();
+    let items = collect(provider.stream(empty_stop)).await?;
+    assert_ne!(
+        last_error(&items).ok(),
+        Some(LlmErrorCode::UnsupportedOption),
+        "an empty stop list was refused"
     );
     provider.dispose().await;
     Ok(())
@@ -414,39 +437,39 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() -> T
     let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
 
     let mut sampled = hello();
-    sampled.sampling.temperature = Some(0.2);
-    sampled.sampling.seed = Some(1);
-    let error = only_error(collect(provider.generate(sampled)).await?)?;
+    sampled.temperature = Some(0.2);
+    sampled.max_tokens = Some(1);
+    let error = only_error(collect(provider.stream(sampled)).await?)?;
     assert_eq!(error.code, LlmErrorCode::UnsupportedOption);
     assert!(
-        error.message.contains("temperature") && error.message.contains("seed"),
+        error.message.contains("temperature") && error.message.contains("maxTokens"),
         "{}",
         error.message
     );
 
-    let mut pdf = hello();
-    pdf.history.push(Message::User(vec![UserPart::Binary(
-        antigravity_acp::contract::BinaryPart {
-            media_type: "application/pdf".into(),
-            data_base64: "AA==".into(),
-        },
-    )]));
-    let error = only_error(collect(provider.generate(pdf)).await?)?;
-    assert_eq!(error.code, LlmErrorCode::UnsupportedInput);
+    let mut audio = hello();
+    audio.messages.push(Message::new(
+        Role::User,
+        vec![ContentBlock::Other(
+            serde_json::json!({"type": "audio", "data": "AA=="}),
+        )],
+    ));
+    let error = only_error(collect(provider.stream(audio)).await?)?;
+    assert_eq!(error.code, LlmErrorCode::UnsupportedOption);
 
-    let mut foreign = hello();
-    foreign.model = "openai/gpt-9".into();
-    let error = only_error(collect(provider.generate(foreign)).await?)?;
-    assert_eq!(error.code, LlmErrorCode::ModelUnavailable);
+    let mut unnamed = hello();
+    unnamed.model = String::new();
+    let error = only_error(collect(provider.stream(unnamed)).await?)?;
+    assert_eq!(error.code, LlmErrorCode::AcpInvalidModel);
 
     let mut bad_tool = hello();
-    bad_tool.tools.push(antigravity_acp::contract::ToolSchema {
+    bad_tool.tools.get_or_insert_default().push(antigravity_acp::contract::ToolSchema {
         name: "fetch".into(),
         description: "Fetches".into(),
         parameters: serde_json::json!({"type": "object", "properties": {"u": {"$ref": "https://example.com/u.json"}}}),
     });
-    let error = only_error(collect(provider.generate(bad_tool)).await?)?;
-    assert_eq!(error.code, LlmErrorCode::InvalidToolDefinition);
+    let error = only_error(collect(provider.stream(bad_tool)).await?)?;
+    assert_eq!(error.code, LlmErrorCode::AcpToolCatalogInvalid);
 
     provider.dispose().await;
     assert!(
@@ -476,7 +499,7 @@ async fn an_early_return_ends_the_server_before_disposal() -> TestResult {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
     assert!(made.success(), "mkfifo failed");
     let provider = AntigravityProvider::new(config(fifo_holding_server(&fifo), scratch.path())?);
-    let stream = provider.generate(hello());
+    let stream = provider.stream(hello());
     // Opening the read end returns once the server holds the write end: it is running.
     let reader = {
         let fifo = fifo.clone();
@@ -510,8 +533,8 @@ async fn a_server_that_exits_at_once_is_unavailable() -> TestResult {
         env: vec![],
     };
     let provider = AntigravityProvider::new(config(server, scratch.path())?);
-    let items = collect(provider.generate(hello())).await?;
-    assert_eq!(last_error(&items)?, LlmErrorCode::ServerUnavailable);
+    let items = collect(provider.stream(hello())).await?;
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpDisconnected);
     provider.dispose().await;
     assert!(
         !turns_left(scratch.path())?,
@@ -521,7 +544,7 @@ async fn a_server_that_exits_at_once_is_unavailable() -> TestResult {
 }
 
 /// Runs one hello turn on a server that writes garbage, then disposes the provider.
-async fn garbage_turn(scratch: &Path) -> Result<(Vec<Result<StreamPart, LlmError>>, u32), Failure> {
+async fn garbage_turn(scratch: &Path) -> Result<(Vec<StreamChunk>, u32), Failure> {
     let pidfile = scratch.join("pid");
     let server = ServerCommand {
         program: "sh".into(),
@@ -534,7 +557,7 @@ async fn garbage_turn(scratch: &Path) -> Result<(Vec<Result<StreamPart, LlmError
     let mut config = config(server, scratch)?;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let items = collect(provider.generate(hello())).await?;
+    let items = collect(provider.stream(hello())).await?;
     provider.dispose().await;
     Ok((items, recorded_pid(&pidfile)?))
 }
@@ -547,7 +570,7 @@ async fn garbage_on_stdout_fails_within_the_bound() -> TestResult {
     assert!(
         matches!(
             code,
-            LlmErrorCode::ServerUnavailable | LlmErrorCode::ServerError | LlmErrorCode::Timeout
+            LlmErrorCode::AcpDisconnected | LlmErrorCode::AcpRpcError | LlmErrorCode::AcpTimeout
         ),
         "{code:?}"
     );
@@ -574,7 +597,7 @@ async fn a_provider_dropped_without_dispose_ends_its_turns() -> TestResult {
     let turn = started_turn(scratch.path()).await?;
     drop(turn.provider);
     let (items, alive) = (collect(turn.stream).await?, turn.alive);
-    assert_eq!(last_error(&items)?, LlmErrorCode::Disposed);
+    assert_eq!(last_error(&items)?, LlmErrorCode::AcpDisposed);
     server_is_gone(alive, "the server's end after the provider was dropped").await?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::*;
 use crate::TestResult;
 use crate::contract::{
-    GenerateRequest, LlmErrorCode, Message, PartStream, ToolDefinition, UserPart,
+    ChunkStream, ContentBlock, GenerateOptions, Message, StreamChunk, ToolSchema,
 };
 use crate::pool::ProcessPool;
 use test_support::{Failure, real_time_watchdog, within};
@@ -28,7 +28,7 @@ const WATCHDOG: Duration = Duration::from_secs(60);
 /// A turn running against the fake.
 struct Running {
     turn: AbortOnDropHandle<()>,
-    stream: PartStream,
+    stream: ChunkStream,
     abort: CancellationToken,
     registry: Arc<ExchangeRegistry>,
     config: Arc<AdapterConfig>,
@@ -37,33 +37,51 @@ struct Running {
     _scratch: tempfile::TempDir,
 }
 
-fn request(text: &str, tools: Vec<ToolDefinition>) -> GenerateRequest {
-    let mut request = GenerateRequest::chat(
-        "antigravity-acp/server-default",
-        "",
-        vec![Message::User(vec![UserPart::Text(text.into())])],
+fn request(text: &str, tools: Vec<ToolSchema>) -> GenerateOptions {
+    let mut request = GenerateOptions::new(
+        "antigravity-acp",
+        "server-default",
+        vec![Message::user(text)],
     );
-    request.tools = tools;
+    request.tools = Some(tools);
     request
 }
 
-fn slow_tool() -> Vec<ToolDefinition> {
-    vec![ToolDefinition {
+fn slow_tool() -> Vec<ToolSchema> {
+    vec![ToolSchema {
         name: "slow".into(),
         description: "Takes its time".into(),
-        input_schema: json!({"type": "object"}),
+        parameters: json!({"type": "object"}),
     }]
 }
 
+/// The code of the failure a stream ends with: reads to its finish, which must carry one.
+async fn failure_code(stream: &mut ChunkStream) -> Result<String, Failure> {
+    loop {
+        match within(BOUND, "the next chunk", stream.recv()).await? {
+            Some(StreamChunk::Finish { reason, .. }) => {
+                return match reason.failure() {
+                    Some(failure) => Ok(failure.code.clone()),
+                    None => {
+                        Err(format!("the stream finished without a failure: {reason:?}").into())
+                    }
+                };
+            }
+            Some(_) => {}
+            None => return Err("the stream ended without a finish".into()),
+        }
+    }
+}
+
 /// Starts a turn for `request` against the fake running `script` (YAML).
-fn start_turn(script: &str, request: GenerateRequest) -> Result<Running, Failure> {
+fn start_turn(script: &str, request: GenerateOptions) -> Result<Running, Failure> {
     start_turn_in(script, request, None)
 }
 
 /// As [`start_turn`], the request taking the no-tool `lane` when one is given.
 fn start_turn_in(
     script: &str,
-    request: GenerateRequest,
+    request: GenerateOptions,
     lane: Option<NoToolLane>,
 ) -> Result<Running, Failure> {
     let script = fake_antigravity::parse_script(script)?;
@@ -99,7 +117,7 @@ fn start_turn_in(
     Ok(Running {
         turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
         stream,
-        abort: request.abort,
+        abort: request.signal,
         registry,
         config,
         pool,
@@ -112,13 +130,13 @@ fn start_turn_in(
 fn spec_for(
     config: &Arc<AdapterConfig>,
     pool: &Arc<ProcessPool>,
-    request: &GenerateRequest,
-) -> Result<(TurnSpec, PartStream), Failure> {
-    let catalog = match request.tools.is_empty() {
+    request: &GenerateOptions,
+) -> Result<(TurnSpec, ChunkStream), Failure> {
+    let catalog = match request.tools().is_empty() {
         true => None,
-        false => Some(Arc::new(ToolCatalog::build(&request.tools)?)),
+        false => Some(Arc::new(ToolCatalog::build(request.tools())?)),
     };
-    let (sink, stream) = PartStream::channel();
+    let (sink, stream) = ChunkStream::channel();
     let spec = TurnSpec {
         config: config.clone(),
         launcher: Arc::new(ServerLauncher::new(config)),
@@ -128,30 +146,33 @@ fn spec_for(
         prompt: build_prompt(request, catalog.as_deref())?,
         catalog,
         fingerprint: fingerprint(request),
-        history: HistoryDigest::of(&request.history),
+        history: HistoryDigest::of(&request.messages),
         sink,
-        abort: request.abort.clone(),
+        abort: request.signal.clone(),
         provider: CancellationToken::new(),
         registry: Arc::new(ExchangeRegistry::default()),
         id: 1,
         permit: Some(Arc::new(Semaphore::new(1)).try_acquire_owned()?),
+        window: WindowReport::default(),
     };
     Ok((spec, stream))
 }
 
 impl Running {
-    /// The stream's items up to and including the first finish or error.
-    async fn read_to_terminal(&mut self) -> Result<Vec<StreamPart>, Failure> {
-        let mut parts = Vec::new();
+    /// The stream's chunks up to and including its finish, which must not be a failure.
+    async fn read_to_terminal(&mut self) -> Result<Vec<StreamChunk>, Failure> {
+        let mut chunks = Vec::new();
         loop {
-            match within(BOUND, "the next part", self.stream.recv()).await? {
-                Some(Ok(part @ StreamPart::Finish { .. })) => {
-                    parts.push(part);
-                    return Ok(parts);
+            match within(BOUND, "the next chunk", self.stream.recv()).await? {
+                Some(StreamChunk::Finish { reason, .. }) if reason.failure().is_some() => {
+                    return Err(format!("the turn failed: {reason:?}").into());
                 }
-                Some(Ok(part)) => parts.push(part),
-                Some(Err(error)) => return Err(format!("the turn failed: {error:?}").into()),
-                None => return Err("the stream ended without a terminal part".into()),
+                Some(chunk @ StreamChunk::Finish { .. }) => {
+                    chunks.push(chunk);
+                    return Ok(chunks);
+                }
+                Some(chunk) => chunks.push(chunk),
+                None => return Err("the stream ended without a finish".into()),
             }
         }
     }
@@ -182,14 +203,16 @@ turns:
     let mut running = start_turn(script, request("run the slow tool", slow_tool()))?;
     let parts = running.read_to_terminal().await?;
     assert!(
-        matches!(parts.first(), Some(StreamPart::ToolCall { tool_name, .. }) if tool_name == "slow"),
+        parts
+            .iter()
+            .any(|chunk| matches!(chunk, StreamChunk::BlockEnd {
+            block: ContentBlock::ToolCall(call), ..
+        } if call.name == "slow")),
         "{parts:?}"
     );
     assert_eq!(
         parts.last(),
-        Some(&StreamPart::Finish {
-            reason: FinishReason::ToolCalls
-        })
+        Some(&StreamChunk::finish(FinishReason::ToolCalls))
     );
     Ok(running)
 }
@@ -205,15 +228,9 @@ turns:
 "#;
     let started = Instant::now();
     let mut running = start_turn(script, request("think forever", vec![]))?;
-    let error = loop {
-        match within(BOUND, "the next part", running.stream.recv()).await? {
-            Some(Ok(_)) => {}
-            Some(Err(error)) => break error,
-            None => return Err("the stream ended without an error".into()),
-        }
-    };
+    let code = failure_code(&mut running.stream).await?;
     let elapsed = started.elapsed();
-    assert_eq!(error.code, LlmErrorCode::Timeout, "{error:?}");
+    assert_eq!(code, "ACP_TIMEOUT");
     assert!(
         elapsed >= MODEL_TIMEOUT && elapsed < MODEL_TIMEOUT + TOOL_TIMEOUT,
         "failed after {elapsed:?}"
@@ -306,10 +323,8 @@ turns:
     // Idle past the timeout: disposed, and the next request must launch (here it cannot).
     tokio::time::advance(config.idle_process_timeout + Duration::from_secs(1)).await;
     let (turn, mut stream) = next(&config)?;
-    match within(BOUND, "the next part", stream.recv()).await? {
-        Some(Err(error)) => assert_eq!(error.code, LlmErrorCode::ServerUnavailable, "{error:?}"),
-        other => return Err(format!("an expired client was reused: {other:?}").into()),
-    }
+    let code = failure_code(&mut stream).await?;
+    assert_eq!(code, "ACP_DISCONNECTED", "an expired client was reused");
     within(BOUND, "the turn's end", turn).await??;
     Ok(())
 }
@@ -323,75 +338,95 @@ turns:
       - wait_for_cancel: { timeout_ms: 86400000 }
 "#;
     let mut first = start_turn(script, request("stall", slow_tool()))?;
-    let error = loop {
-        match within(BOUND, "the next part", first.stream.recv()).await? {
-            Some(Ok(_)) => {}
-            Some(Err(error)) => break error,
-            None => return Err("the stream ended without an error".into()),
-        }
-    };
-    assert_eq!(error.code, LlmErrorCode::Timeout, "{error:?}");
+    assert_eq!(failure_code(&mut first.stream).await?, "ACP_TIMEOUT");
     let (config, pool) = (first.config.clone(), first.pool.clone());
     let _fake = first.ended_after_keeping_the_fake().await?;
     let (spec, mut stream) = spec_for(&config, &pool, &request("again", slow_tool()))?;
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
-    let second = within(BOUND, "the second turn's answer", stream.recv()).await?;
-    assert!(
-        matches!(&second, Some(Err(e)) if e.code == LlmErrorCode::ServerUnavailable),
-        "the second turn found a process to reuse: {second:?}"
+    let second = failure_code(&mut stream).await?;
+    assert_eq!(
+        second, "ACP_DISCONNECTED",
+        "the second turn found a process to reuse"
     );
     within(BOUND, "the second turn's end", turn).await??;
     Ok(())
 }
 
-/// The server's stop reasons as DSH sees them: each maps to its own finish reason, and
-/// only the ones DSH has no word for become `stop`.
+/// The server's stop reasons as DSH sees them: `end_turn` is `stop` only with content
+/// (else `EMPTY_RESPONSE`), `max_tokens` is `max-tokens`, an unrequested `cancelled` is
+/// `aborted`, and `refusal` and `max_turn_requests` fail with their own codes, never
+/// `stop`.
 #[test]
-fn stop_reasons_map_to_their_own_finish_reasons() {
-    for (stop, finish) in [
-        (StopReason::EndTurn, FinishReason::Stop),
-        (StopReason::MaxTokens, FinishReason::Length),
-        (StopReason::Refusal, FinishReason::Refusal),
-        (StopReason::Cancelled, FinishReason::Cancelled),
-        (StopReason::MaxTurnRequests, FinishReason::Stop),
+fn stop_reasons_map_to_their_own_outcomes() {
+    let code = |stop, content| match stop_outcome(stop, content) {
+        Ok(FinishReason::Aborted { failure }) => format!("aborted {}", failure.code),
+        Ok(reason) => format!("{reason:?}"),
+        Err(error) => error.to_llm_error().code.to_string(),
+    };
+    for (stop, content, expected) in [
+        (StopReason::EndTurn, true, "Stop"),
+        (StopReason::EndTurn, false, "EMPTY_RESPONSE"),
+        (StopReason::MaxTokens, true, "MaxTokens"),
+        (StopReason::MaxTokens, false, "MaxTokens"),
+        (StopReason::Cancelled, true, "aborted ABORTED"),
+        (StopReason::Refusal, true, "ACP_REFUSAL"),
+        (StopReason::MaxTurnRequests, true, "ACP_TURN_LIMIT"),
     ] {
-        assert_eq!(finish_reason(stop), finish, "{stop:?}");
+        assert_eq!(code(stop, content), expected, "{stop:?} content={content}");
     }
 }
 
-/// Every way a turn ends puts exactly one terminal item on DSH's stream (none when DSH
+/// Every way a turn ends puts exactly one terminal chunk on DSH's stream (none when DSH
 /// dropped it), and a stream DSH stopped reading does not hold the turn past the grace.
 #[tokio::test(start_paused = true)]
-async fn each_outcome_delivers_its_one_terminal_item() -> TestResult {
+async fn each_outcome_delivers_its_one_terminal_chunk() -> TestResult {
     let _watchdog = real_time_watchdog(WATCHDOG);
     let grace = Duration::from_secs(2);
-    let finish = |reason| Some(Ok(StreamPart::Finish { reason }));
-    let cases: Vec<(Outcome, Option<Result<StreamPart, LlmErrorCode>>)> = vec![
+    let cases: Vec<(Outcome, Option<&str>)> = vec![
         (
-            Outcome::Finished(FinishReason::Length),
-            finish(FinishReason::Length),
+            Outcome::Finished(FinishReason::MaxTokens),
+            Some("max-tokens"),
         ),
-        (Outcome::Cancelled, finish(FinishReason::Cancelled)),
-        (Outcome::Superseded, finish(FinishReason::Cancelled)),
+        (Outcome::Cancelled, Some("aborted ABORTED")),
+        (Outcome::Superseded, Some("aborted ABORTED")),
         (
             Outcome::Failed(AdapterError::Timeout("the model segment")),
-            Some(Err(LlmErrorCode::Timeout)),
+            Some("error ACP_TIMEOUT"),
         ),
-        (Outcome::Disposed, Some(Err(LlmErrorCode::Disposed))),
+        (
+            Outcome::Failed(AdapterError::ToolTimeout),
+            Some("error ACP_TOOL_TIMEOUT"),
+        ),
+        (Outcome::Disposed, Some("error ACP_DISPOSED")),
         (Outcome::DroppedByDsh, None),
     ];
     for (outcome, expected) in cases {
         let what = format!("{outcome:?}");
-        let (sink, mut stream) = PartStream::channel();
+        let (sink, mut stream) = ChunkStream::channel();
         deliver_terminal(&sink, outcome, grace).await;
         drop(sink);
-        let delivered = stream.recv().await.map(|item| item.map_err(|e| e.code));
-        assert_eq!(delivered, expected, "{what}");
-        assert!(stream.recv().await.is_none(), "{what}: more than one item");
+        let delivered = stream.recv().await.map(|chunk| match chunk {
+            StreamChunk::Finish { reason, .. } => {
+                let kind = serde_json::to_value(&reason)
+                    .ok()
+                    .and_then(|v| v["kind"].as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                match reason.failure() {
+                    Some(failure) => format!("{kind} {}", failure.code),
+                    None => kind,
+                }
+            }
+            other => format!("not a finish: {other:?}"),
+        });
+        assert_eq!(delivered.as_deref(), expected, "{what}");
+        assert!(stream.recv().await.is_none(), "{what}: more than one chunk");
     }
     // A DSH that holds the stream but never reads it: the turn goes on after the grace.
-    let (sink, _unread) = PartStream::channel();
-    let fill = StreamPart::BlockEnd { index: 0 };
+    let (sink, _unread) = ChunkStream::channel();
+    let fill = StreamChunk::TextDelta {
+        index: 0,
+        text: "x".into(),
+    };
     while tokio::time::timeout(grace, sink.send(fill.clone())).await == Ok(true) {}
     let delivering = deliver_terminal(&sink, Outcome::Cancelled, grace);
     within(BOUND, "delivering to a full stream", delivering).await?;
@@ -444,23 +479,17 @@ turns:
 /// Reads the second turn's stream to its terminal part, which must be finish(stop), then
 /// waits for the turn's task to end.
 async fn second_turn_finishes_stop(
-    stream: &mut PartStream,
+    stream: &mut ChunkStream,
     turn: AbortOnDropHandle<()>,
 ) -> TestResult {
     let terminal = loop {
-        match within(BOUND, "the next part", stream.recv()).await? {
-            Some(Ok(part @ StreamPart::Finish { .. })) => break part,
-            Some(Ok(_)) => {}
-            Some(Err(error)) => return Err(format!("the second turn failed: {error:?}").into()),
-            None => return Err("the stream ended without a terminal part".into()),
+        match within(BOUND, "the next chunk", stream.recv()).await? {
+            Some(chunk @ StreamChunk::Finish { .. }) => break chunk,
+            Some(_) => {}
+            None => return Err("the stream ended without a finish".into()),
         }
     };
-    assert_eq!(
-        terminal,
-        StreamPart::Finish {
-            reason: FinishReason::Stop
-        }
-    );
+    assert_eq!(terminal, StreamChunk::finish(FinishReason::Stop));
     within(BOUND, "the second turn's end", turn).await??;
     Ok(())
 }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::TestResult;
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog, ToolReply};
-use crate::contract::ToolDefinition;
+use crate::contract::ToolSchema;
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
@@ -28,10 +28,10 @@ struct Endpoint {
 }
 
 async fn endpoint() -> Result<Endpoint, Failure> {
-    let catalog = ToolCatalog::build(&[ToolDefinition {
+    let catalog = ToolCatalog::build(&[ToolSchema {
         name: "echo".into(),
         description: "Echoes".into(),
-        input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
     }])?;
     let (calls_tx, calls) = mpsc::channel(4);
     let bridge = Bridge::start(Arc::new(catalog), calls_tx, &CancellationToken::new()).await?;

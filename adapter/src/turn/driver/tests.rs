@@ -10,12 +10,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::TestResult;
-use crate::contract::PartStream;
+use crate::contract::ChunkStream;
+use crate::turn::exchange::ToolOutcome;
 
 struct Parked {
     turn: TurnLoop,
     replies: HashMap<String, oneshot::Receiver<ToolReply>>,
-    _stream: PartStream,
+    _stream: ChunkStream,
 }
 
 /// A loop parked on calls of the tools `names`.
@@ -37,8 +38,9 @@ fn parked(names: &[&str]) -> Parked {
         timeout: Duration::from_secs(600),
         tool_timeout: Duration::from_secs(170),
         segment_started: Instant::now(),
+        window: WindowReport::default(),
     };
-    let (sink, stream) = PartStream::channel();
+    let (sink, stream) = ChunkStream::channel();
     let mut turn = TurnLoop::new(parts, calls, sink);
     let mut parked = HashMap::new();
     let mut replies = HashMap::new();
@@ -69,17 +71,16 @@ impl Parked {
     }
 }
 
-fn result(call_id: &str, output: &str) -> ToolResult {
-    ToolResult {
+fn result(call_id: &str, output: &str) -> ToolOutcome {
+    ToolOutcome {
         call_id: call_id.to_owned(),
-        tool_name: "any".to_owned(),
-        output: json!(output),
+        text: output.to_owned(),
         is_error: false,
     }
 }
 
-fn continuation(results: Vec<ToolResult>) -> (Continuation, PartStream) {
-    let (sink, stream) = PartStream::channel();
+fn continuation(results: Vec<ToolOutcome>) -> (Continuation, ChunkStream) {
+    let (sink, stream) = ChunkStream::channel();
     let continuation = Continuation {
         results,
         sink,
@@ -133,7 +134,7 @@ fn a_result_for_no_parked_call_is_invalid_history() -> TestResult {
 }
 
 #[test]
-fn a_parked_call_without_a_result_is_invalid_history() -> TestResult {
+fn a_parked_call_without_a_result_is_missing_results() -> TestResult {
     let mut parked = parked(&["first", "second"]);
     let first = parked.id_of("first")?;
     let (resumed, _stream) = continuation(vec![result(&first, "ok")]);
@@ -141,7 +142,7 @@ fn a_parked_call_without_a_result_is_invalid_history() -> TestResult {
     assert!(
         matches!(
             outcome,
-            Err(Outcome::Failed(AdapterError::InvalidHistory(_)))
+            Err(Outcome::Failed(AdapterError::ToolResultsMissing(_)))
         ),
         "{outcome:?}"
     );

@@ -8,46 +8,48 @@ use serde_json::json;
 use std::sync::Arc;
 
 use super::*;
-use crate::contract::{ToolCallPart, ToolDefinition, UserPart};
+use crate::contract::{ContentBlock, Purpose, Role, ToolCallBlock, ToolSchema};
 
 fn user(text: &str) -> Message {
-    Message::User(vec![UserPart::Text(text.into())])
+    Message::user(text)
 }
 
 fn calls(ids: &[&str]) -> Message {
-    Message::Assistant(
+    Message::new(
+        Role::Assistant,
         ids.iter()
             .map(|id| {
-                AssistantPart::ToolCall(ToolCallPart {
-                    call_id: (*id).into(),
-                    tool_name: "t".into(),
-                    arguments: json!({}),
+                ContentBlock::ToolCall(ToolCallBlock {
+                    id: (*id).into(),
+                    name: "t".into(),
+                    arguments: "{}".into(),
                 })
             })
             .collect(),
     )
 }
 
+/// The results for `ids` in one user message of `tool-result` blocks (the contract reads
+/// them as it reads DSH's one-result-per-message shape; `both_result_shapes_continue`
+/// covers that one).
 fn results(ids: &[&str]) -> Message {
-    Message::Tool(
-        ids.iter()
-            .map(|id| ToolResult {
-                call_id: (*id).into(),
-                tool_name: "t".into(),
-                output: json!(format!("out {id}")),
-                is_error: false,
-            })
-            .collect(),
-    )
+    let blocks = ids
+        .iter()
+        .flat_map(|id| {
+            Message::tool_result(id, vec![ContentBlock::text(format!("out {id}"))], false).content
+        })
+        .collect();
+    Message::new(Role::User, blocks)
 }
 
-fn request(history: Vec<Message>) -> GenerateRequest {
-    let mut request = GenerateRequest::chat("antigravity-acp/server-default", "sys", history);
-    request.tools = vec![ToolDefinition {
+fn request(history: Vec<Message>) -> GenerateOptions {
+    let mut request = GenerateOptions::new("antigravity-acp", "server-default", history);
+    request.system = Some("sys".into());
+    request.tools = Some(vec![ToolSchema {
         name: "t".into(),
         description: "d".into(),
-        input_schema: json!({"type": "object"}),
-    }];
+        parameters: json!({"type": "object"}),
+    }]);
     request
 }
 
@@ -78,7 +80,7 @@ fn parked(
 /// never ends fails the test (the outer error) instead of hanging it.
 fn claim(
     registry: &Arc<ExchangeRegistry>,
-    request: &GenerateRequest,
+    request: &GenerateOptions,
 ) -> Result<Result<Claim, AdapterError>, test_support::Failure> {
     let (done, claimed) = std::sync::mpsc::channel();
     let (registry, request) = (registry.clone(), request.clone());
@@ -117,10 +119,10 @@ fn matching_calls_and_results_continue_in_issue_order() -> crate::TestResult {
 #[test]
 fn missing_duplicate_and_foreign_results_fail_explicitly() -> crate::TestResult {
     let base = vec![user("go")];
-    for (answers, needle) in [
-        (vec!["a"], "missing"),
-        (vec!["a", "b", "b"], "more than one"),
-        (vec!["a", "b", "zzz"], "never issued"),
+    for (answers, needle, code) in [
+        (vec!["a"], "missing", "ACP_TOOL_RESULTS_MISSING"),
+        (vec!["a", "b", "b"], "more than one", "ACP_INVALID_HISTORY"),
+        (vec!["a", "b", "zzz"], "never issued", "ACP_INVALID_HISTORY"),
     ] {
         let (registry, _close, _rx) = parked(&base, &["a", "b"]);
         let mut history = base.clone();
@@ -129,10 +131,8 @@ fn missing_duplicate_and_foreign_results_fail_explicitly() -> crate::TestResult 
         let Err(error) = claim(&registry, &request(history))? else {
             return Err(format!("results {answers:?} were accepted").into());
         };
-        assert!(
-            matches!(&error, AdapterError::InvalidHistory(m) if m.contains(needle)),
-            "{error}"
-        );
+        assert!(error.to_string().contains(needle), "{error}");
+        assert_eq!(error.to_llm_error().code.as_str(), code, "{error}");
         assert!(
             registry.withdraw(7),
             "a failed claim keeps the exchange parked"
@@ -159,7 +159,7 @@ fn a_new_user_message_or_changed_tools_close_the_exchange() -> crate::TestResult
 
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    changed.tools[0].description = "new description".into();
+    changed.tools.as_mut().unwrap()[0].description = "new description".into();
     assert!(matches!(claim(&registry, &changed)??, Claim::Fresh));
     assert!(close.is_cancelled());
     Ok(())
@@ -182,11 +182,11 @@ fn an_edited_earlier_message_closes_the_exchange_it_references() -> crate::TestR
 /// carries the exchange's calls and results.
 #[test]
 fn title_and_compaction_requests_never_borrow_the_exchange() -> crate::TestResult {
-    for purpose in [Purpose::Title, Purpose::Compaction] {
+    for purpose in [Purpose::SessionTitle, Purpose::Compaction] {
         let base = vec![user("go")];
         let (registry, close, _rx) = parked(&base, &["a"]);
         let mut side = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-        side.purpose = purpose;
+        side.purpose = Some(purpose);
         assert!(
             matches!(claim(&registry, &side)??, Claim::Fresh),
             "{purpose:?} borrowed the exchange"
@@ -216,13 +216,11 @@ fn another_conversation_never_borrows_the_exchange() -> crate::TestResult {
 /// references is closed.
 #[test]
 fn a_changed_model_or_system_prompt_starts_a_fresh_turn() -> crate::TestResult {
-    type Change = fn(&mut GenerateRequest);
+    type Change = fn(&mut GenerateOptions);
     let changes: [(&str, Change); 2] = [
-        ("model", |r| {
-            r.model = "antigravity-acp/gemini-3.8-flash-low".into()
-        }),
+        ("model", |r| r.model = "gemini-3.8-flash-low".into()),
         ("system prompt", |r| {
-            r.system = "another system prompt".into()
+            r.system = Some("another system prompt".into())
         }),
     ];
     let base = vec![user("go")];
@@ -308,5 +306,41 @@ fn a_continuation_finds_its_exchange_behind_others() -> crate::TestResult {
         registry.withdraw(6) && registry.withdraw(7),
         "the others are still parked"
     );
+    Ok(())
+}
+
+/// A continuation in either of DSH's tool-result shapes, one message per result: 0.1.x
+/// (a user message with a `tool-result` block) and 0.2.x (`role: 'tool'` with
+/// `toolCallId`), continues the exchange with the results in issue order.
+#[test]
+fn both_result_shapes_continue() -> crate::TestResult {
+    let history = vec![user("go")];
+    let v02 = |id: &str| -> Result<Message, serde_json::Error> {
+        serde_json::from_value(json!({
+            "id": format!("r-{id}"), "role": "tool", "toolCallId": id, "isError": id == "b",
+            "content": [{"type": "text", "text": format!("out {id}")}]
+        }))
+    };
+    let shapes = [
+        vec![
+            Message::tool_result("b", vec![ContentBlock::text("out b")], true),
+            Message::tool_result("a", vec![ContentBlock::text("out a")], false),
+        ],
+        vec![v02("b")?, v02("a")?],
+    ];
+    for tail in shapes {
+        let (registry, _close, _rx) = parked(&history, &["a", "b"]);
+        let mut messages = history.clone();
+        messages.push(calls(&["a", "b"]));
+        messages.extend(tail);
+        let Claim::Continue(_, results) = claim(&registry, &request(messages))?? else {
+            return Err("did not continue".into());
+        };
+        let seen: Vec<_> = results
+            .iter()
+            .map(|r| (r.call_id.as_str(), r.text.as_str(), r.is_error))
+            .collect();
+        assert_eq!(seen, [("a", "out a", false), ("b", "out b", true)]);
+    }
     Ok(())
 }
