@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use fake_antigravity::journal::JournalEntry;
 
-use crate::transcript::Transcript;
+use crate::host::transcript::Transcript;
 
 /// The artefact folder of the scenario at `scenario_path` under `root`.
 pub fn folder_for(root: &Path, scenario_path: &Path) -> PathBuf {

@@ -2,12 +2,12 @@
 //! `antigravity-acp` adapter against the scripted fake server (or any ACP server).
 //!
 //! Map of the crate (each module's doc says what it owns):
-//! - [`registry`]: the host's adapter registry and DSH's model precedence.
-//! - [`agent_loop`]: DSH's agent loop (generate, consume, permissions, tool results).
+//! - [`host`]: DSH in miniature: the adapter registry and model precedence
+//!   ([`host::registry`]), the agent loop ([`host::agent_loop`]), the stream rules
+//!   ([`host::stream_check`]), DSH's tools and permission policy ([`host::tools`]), the
+//!   requests beside a chat ([`host::side_requests`]) and the record of a chat
+//!   ([`host::transcript`]).
 //! - [`ask`]: one chat turn by hand against any server (`dsh-sim ask`).
-//! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
-//! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
-//! - [`transcript`]: the DSH-side record of a chat.
 //! - [`scenario`]: the YAML scenario format, its strict parser and its JSON Schema.
 //! - [`scaffold`]: starting a new scenario (`dsh-sim new`).
 //! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
@@ -28,7 +28,6 @@
 //! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
 //! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
 
-pub mod agent_loop;
 pub mod artifacts;
 pub mod ask;
 pub mod bench;
@@ -39,12 +38,11 @@ pub mod client_tap;
 pub mod discover;
 pub mod expect;
 pub mod gemini_home;
-pub mod host_tools;
+pub mod host;
 pub mod install_cli;
 pub mod leak;
 pub mod lint;
 pub mod provision;
-pub mod registry;
 pub mod replay;
 pub mod run_checks;
 pub mod runner;
@@ -52,7 +50,4 @@ pub mod scaffold;
 pub mod scenario;
 pub mod selection;
 pub mod sequence;
-pub mod side_requests;
-pub mod stream_check;
-pub mod transcript;
 pub mod wire;

@@ -9,15 +9,15 @@ use std::time::{Duration, Instant};
 use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
-use crate::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
 use crate::artifacts::{self, FailureRecord};
 use crate::expect::check_transcript;
-use crate::host_tools::HostTool;
+use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
+use crate::host::registry::HostRegistry;
+use crate::host::tools::HostTool;
+use crate::host::transcript::Transcript;
 use crate::leak::find_leaks;
 use crate::provision::{ProvisionPaths, Provisioning, judge_install};
-use crate::registry::HostRegistry;
 use crate::scenario::{self, AbortPoint, Scenario};
-use crate::transcript::Transcript;
 use crate::wire::{self, ProcessFacts};
 
 /// DSH's system prompt when a scenario sets none.
