@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use antigravity_acp::ServerCommand;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
+use dsh_sim::runner::selection;
 use dsh_sim::runner::{RunnerOptions, ScenarioReport, ServerChoice, Verdict, run_file};
-use dsh_sim::selection;
 
 /// DSH in miniature: the scenario runner for the antigravity-acp adapter.
 #[derive(Debug, Parser)]
@@ -173,7 +173,9 @@ fn main() -> ExitCode {
         Command::Tap { journal, command } => {
             let mut command = command.into_iter();
             match command.next() {
-                Some(program) => dsh_sim::client_tap::run_tap(&journal, program, command.collect()),
+                Some(program) => {
+                    dsh_sim::runner::client_tap::run_tap(&journal, program, command.collect())
+                }
                 None => ExitCode::from(2),
             }
         }
@@ -430,7 +432,7 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
         (None, Some(_)) => std::time::Duration::from_secs(REAL_SERVER_TIME_BOUND_SECS),
         (None, None) => dsh_sim::runner::DEFAULT_TIME_BOUND,
     };
-    let mut files = dsh_sim::discover::scenario_files(paths)?;
+    let mut files = dsh_sim::runner::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");
     }
@@ -511,7 +513,7 @@ fn bridge(
 }
 
 fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
-    let files = dsh_sim::discover::scenario_files(paths)?;
+    let files = dsh_sim::runner::discover::scenario_files(paths)?;
     if files.is_empty() {
         bail!("no scenario files found");
     }

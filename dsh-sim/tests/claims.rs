@@ -21,7 +21,7 @@ fn design_ids() -> Result<BTreeSet<String>, Failure> {
 
 fn scenarios() -> Result<Vec<(PathBuf, Vec<String>)>, Failure> {
     let root = repo_root();
-    let files = dsh_sim::discover::scenario_files(&[root.join("scenarios")])?;
+    let files = dsh_sim::runner::discover::scenario_files(&[root.join("scenarios")])?;
     files
         .into_iter()
         .map(|file| {

@@ -44,7 +44,7 @@ pub struct FailureRecord<'a> {
 /// block when the name ends in `.md`, the bare diagram (for `.mmd`, mermaid-cli, the
 /// Mermaid live editor) otherwise.
 pub fn write_diagram(path: &Path, journal: &[Vec<JournalEntry>]) -> std::io::Result<()> {
-    let diagram = crate::sequence::mermaid(journal);
+    let diagram = crate::runner::sequence::mermaid(journal);
     let text = if path.extension().is_some_and(|ext| ext == "md") {
         format!("```mermaid\n{diagram}```\n")
     } else {
