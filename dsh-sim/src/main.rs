@@ -61,7 +61,7 @@ enum Command {
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
-    Install(dsh_sim::install_cli::InstallArgs),
+    Install(dsh_sim::commands::install_cli::InstallArgs),
     /// Start a scenario at <root>/AREA/NAME.yaml: a commented skeleton that passes as it
     /// is, or a copy of another scenario; `covers: []` either way. Never overwrites.
     New {
@@ -91,8 +91,8 @@ enum Command {
         tools: PathBuf,
         /// How each valid call is answered: `echo` (its arguments as JSON text) or
         /// `deny` (isError "permission denied by DSH").
-        #[arg(long, value_enum, default_value_t = dsh_sim::bridge_session::ResultMode::Echo)]
-        result: dsh_sim::bridge_session::ResultMode,
+        #[arg(long, value_enum, default_value_t = dsh_sim::commands::bridge_session::ResultMode::Echo)]
+        result: dsh_sim::commands::bridge_session::ResultMode,
     },
     /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
     /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
             runs,
         } => {
             init_logging();
-            let figures = block_on(dsh_sim::bench_install::run_install_bench(
+            let figures = block_on(dsh_sim::commands::bench_install::run_install_bench(
                 server_mib,
                 harness_mib,
                 runs,
@@ -181,7 +181,7 @@ fn main() -> ExitCode {
         }
         Command::Install(args) => {
             init_logging();
-            let outcome = block_on(dsh_sim::install_cli::run_install(args));
+            let outcome = block_on(dsh_sim::commands::install_cli::run_install(args));
             match outcome {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
@@ -195,7 +195,7 @@ fn main() -> ExitCode {
             area_name,
             from,
             root,
-        } => match dsh_sim::scaffold::create(&root, &area_name, from.as_deref()) {
+        } => match dsh_sim::commands::scaffold::create(&root, &area_name, from.as_deref()) {
             Ok(path) => {
                 let path = path.display();
                 println!("created {path}");
@@ -250,7 +250,7 @@ fn main() -> ExitCode {
             chunks,
         } => {
             init_logging();
-            let settings = dsh_sim::bench::BenchSettings {
+            let settings = dsh_sim::commands::bench::BenchSettings {
                 turns,
                 rounds,
                 chunks,
@@ -296,13 +296,13 @@ fn init_logging() {
         .init();
 }
 
-fn bench(settings: dsh_sim::bench::BenchSettings) -> anyhow::Result<()> {
+fn bench(settings: dsh_sim::commands::bench::BenchSettings) -> anyhow::Result<()> {
     let program = std::env::current_exe().context("cannot find the dsh-sim binary itself")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start a tokio runtime")?;
-    let report = runtime.block_on(dsh_sim::bench::run_bench(&program, settings))?;
+    let report = runtime.block_on(dsh_sim::commands::bench::run_bench(&program, settings))?;
     println!(
         "{:<52} {:>6} {:>10} {:>10} {:>10}",
         "benchmark", "n", "p50", "p99", "max"
@@ -341,7 +341,7 @@ fn ask(
     tools: Option<&std::path::Path>,
     script: Option<PathBuf>,
 ) -> anyhow::Result<antigravity_acp::contract::FinishReason> {
-    use dsh_sim::ask::{AskArgs, AskServer, run_ask};
+    use dsh_sim::commands::ask::{AskArgs, AskServer, run_ask};
     let server = match server {
         "fake" => AskServer::Fake {
             program: std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
@@ -351,7 +351,7 @@ fn ask(
         command => AskServer::Command(parse_server_command(command)?),
     };
     let tools = match tools {
-        Some(path) => dsh_sim::bridge_session::load_tools(path)?,
+        Some(path) => dsh_sim::commands::bridge_session::load_tools(path)?,
         None => Vec::new(),
     };
     let scratch = tempfile::Builder::new()
@@ -497,14 +497,14 @@ fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<bool> {
 
 fn bridge(
     tools: &std::path::Path,
-    mode: dsh_sim::bridge_session::ResultMode,
+    mode: dsh_sim::commands::bridge_session::ResultMode,
 ) -> anyhow::Result<()> {
-    let tools = dsh_sim::bridge_session::load_tools(tools)?;
+    let tools = dsh_sim::commands::bridge_session::load_tools(tools)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start a tokio runtime")?;
-    runtime.block_on(dsh_sim::bridge_session::serve_until_stdin_closes(
+    runtime.block_on(dsh_sim::commands::bridge_session::serve_until_stdin_closes(
         &tools,
         mode,
         &mut std::io::stdout(),
@@ -519,7 +519,7 @@ fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
     }
     let problems: Vec<String> = files
         .iter()
-        .flat_map(|file| dsh_sim::lint::lint_file(file))
+        .flat_map(|file| dsh_sim::commands::lint::lint_file(file))
         .collect();
     for problem in &problems {
         println!("{problem}");

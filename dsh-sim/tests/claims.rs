@@ -6,7 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use dsh_sim::claims::{ClaimsInputs, Grade, check, parse_claims_table, parse_design_claim_ids};
+use dsh_sim::commands::claims::{
+    ClaimsInputs, Grade, check, parse_claims_table, parse_design_claim_ids,
+};
 use dsh_sim::scenario::all_claim_ids;
 use test_support::{Failure, TestResult};
 
