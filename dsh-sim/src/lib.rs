@@ -16,10 +16,11 @@
 //!   ([`runner::expect`] on the transcript, [`runner::wire`] on the journal, the leak
 //!   checks [`runner::run_checks`] and [`runner::leak`]), and what a failure leaves
 //!   ([`runner::artifacts`], [`runner::sequence`], [`runner::replay`]).
-//! - [`commands`]: the command line's commands: [`commands::ask`], [`commands::bench`],
-//!   [`commands::bench_install`], [`commands::install_cli`], [`commands::bridge_session`],
-//!   [`commands::scaffold`] (`new`), [`commands::lint`] and the claims check it runs
-//!   ([`commands::claims`]).
+//! - [`commands`]: the command line: the clap definitions and each subcommand's glue
+//!   ([`commands::dispatch`], the binary's `main`), and the commands with more to them:
+//!   [`commands::ask`], [`commands::bench`], [`commands::bench_install`],
+//!   [`commands::install_cli`], [`commands::bridge_session`], [`commands::scaffold`]
+//!   (`new`), [`commands::lint`] and the claims check it runs ([`commands::claims`]).
 //!
 //! The rooms depend one way: `commands` on `runner` and `host`, `runner` on `host`, all
 //! of them on `scenario`.
