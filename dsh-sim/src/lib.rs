@@ -1,58 +1,31 @@
 //! dsh-sim: DSH in miniature, and the YAML scenario runner that judges the
 //! `antigravity-acp` adapter against the scripted fake server (or any ACP server).
 //!
-//! Map of the crate (each module's doc says what it owns):
-//! - [`registry`]: the host's adapter registry and DSH's model precedence.
-//! - [`agent_loop`]: DSH's agent loop (generate, consume, permissions, tool results).
-//! - [`ask`]: one chat turn by hand against any server (`dsh-sim ask`).
-//! - [`stream_check`]: the stream protocol rules DSH enforces on every generation.
-//! - [`host_tools`]: DSH's tools, their permission policy and scripted outcomes.
-//! - [`transcript`]: the DSH-side record of a chat.
+//! Map of the crate, room by room (each module's doc says what it owns):
+//! - [`host`]: DSH in miniature, the host the adapter is mounted in: the adapter registry
+//!   and model precedence ([`host::registry`]), the agent loop ([`host::agent_loop`]),
+//!   the stream rules DSH enforces ([`host::stream_check`]), DSH's tools and permission
+//!   policy ([`host::tools`]), the requests beside a chat ([`host::side_requests`]) and
+//!   the DSH-side record of a chat ([`host::transcript`]).
 //! - [`scenario`]: the YAML scenario format, its strict parser and its JSON Schema.
-//! - [`scaffold`]: starting a new scenario (`dsh-sim new`).
-//! - [`discover`]: finding scenario files; [`selection`]: filtering them, and the
-//!   record of which failed last time.
-//! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal);
-//!   [`gemini_home`]: the fresh `GEMINI_HOME` a scenario may ask for.
-//! - [`expect`]: judging the DSH-side expectations on the transcript.
-//! - [`wire`]: judging `expect.wire` on the fake's journal.
-//! - [`provision`]: install scenarios: the served registry and archive, the cache's
-//!   starting state, and the judge of the install.
-//! - [`bench_install`]: what the installer's checks cost (`dsh-sim bench-install`).
-//! - [`install_cli`]: `dsh-sim install` (install, repair or verify the pinned server).
-//! - [`client_tap`]: the client-side journal of a run against any server (`dsh-sim tap`).
-//! - [`leak`]: the post-disposal leak check (processes, scratch dirs, bridge ports).
-//! - [`artifacts`] and [`sequence`]: what a failed scenario leaves behind; [`replay`]:
-//!   the replay scenario a failure against a real server leaves.
-//! - [`bridge_session`]: the adapter's real MCP bridge on its own (`dsh-sim bridge`).
-//! - [`claims`]: the traceability check between claims, CLAIMS.md and scenarios.
-//! - [`lint`]: checking scenario files without running them (`dsh-sim lint`).
+//! - [`runner`]: running one scenario end to end (its own runtime, bound, disposal) and
+//!   judging it: finding and choosing the files ([`runner::discover`],
+//!   [`runner::selection`]), what a run needs ([`runner::gemini_home`],
+//!   [`runner::provision`] for install scenarios, [`runner::client_tap`] for the
+//!   client-side journal against any server, `dsh-sim tap`), the judges
+//!   ([`runner::expect`] on the transcript, [`runner::wire`] on the journal, the leak
+//!   checks [`runner::run_checks`] and [`runner::leak`]), and what a failure leaves
+//!   ([`runner::artifacts`], [`runner::sequence`], [`runner::replay`]).
+//! - [`commands`]: the command line: the clap definitions and each subcommand's glue
+//!   ([`commands::dispatch`], the binary's `main`), and the commands with more to them:
+//!   [`commands::ask`], [`commands::bench`], [`commands::bench_install`],
+//!   [`commands::install_cli`], [`commands::bridge_session`], [`commands::scaffold`]
+//!   (`new`), [`commands::lint`] and the claims check it runs ([`commands::claims`]).
+//!
+//! The rooms depend one way: `commands` on `runner` and `host`, `runner` on `host`, all
+//! of them on `scenario`.
 
-pub mod agent_loop;
-pub mod artifacts;
-pub mod ask;
-pub mod bench;
-pub mod bench_install;
-pub mod bridge_session;
-pub mod claims;
-pub mod client_tap;
-pub mod discover;
-pub mod expect;
-pub mod gemini_home;
-pub mod host_tools;
-pub mod install_cli;
-pub mod leak;
-pub mod lint;
-pub mod provision;
-pub mod registry;
-pub mod replay;
-pub mod run_checks;
+pub mod commands;
+pub mod host;
 pub mod runner;
-pub mod scaffold;
 pub mod scenario;
-pub mod selection;
-pub mod sequence;
-pub mod side_requests;
-pub mod stream_check;
-pub mod transcript;
-pub mod wire;

@@ -2,6 +2,33 @@
 //! (or any ACP server command), drive DSH's agent loop for each user message under an
 //! overall time bound, dispose the adapter, check for leaks, judge the expectations,
 //! and leave artefacts when it fails. Each scenario gets its own tokio runtime.
+//!
+//! The room of running scenarios and judging them. This file runs one; beside it:
+//! - finding and choosing the files: [`discover`] (files and folders given),
+//!   [`selection`] (`--filter`, `--only-failed` and the record of last failures);
+//! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
+//!   [`provision`] (install scenarios: the served registry and archive, the cache's
+//!   starting state, the judge of the install), [`client_tap`] (the client-side journal
+//!   of a run against any server, `dsh-sim tap`);
+//! - judging it: [`expect`] (the DSH-side expectations on the transcript), [`wire`]
+//!   (`expect.wire` on the journal), [`run_checks`] (the leak check after every run),
+//!   [`leak`] (the leak check after disposal);
+//! - what a failure leaves: [`artifacts`] (reasons, transcript, journal),
+//!   [`sequence`] (the run as a Mermaid diagram), [`replay`] (the replay scenario a
+//!   failure against a real server leaves).
+
+pub mod artifacts;
+pub mod client_tap;
+pub mod discover;
+pub mod expect;
+pub mod gemini_home;
+pub mod leak;
+pub mod provision;
+pub mod replay;
+pub mod run_checks;
+pub mod selection;
+pub mod sequence;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,16 +36,16 @@ use std::time::{Duration, Instant};
 use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
-use crate::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
-use crate::artifacts::{self, FailureRecord};
-use crate::expect::check_transcript;
-use crate::host_tools::HostTool;
-use crate::leak::find_leaks;
-use crate::provision::{ProvisionPaths, Provisioning, judge_install};
-use crate::registry::HostRegistry;
+use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
+use crate::host::registry::HostRegistry;
+use crate::host::tools::HostTool;
+use crate::host::transcript::Transcript;
+use crate::runner::artifacts::FailureRecord;
+use crate::runner::expect::check_transcript;
+use crate::runner::leak::find_leaks;
+use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
+use crate::runner::wire::ProcessFacts;
 use crate::scenario::{self, AbortPoint, Scenario};
-use crate::transcript::Transcript;
-use crate::wire::{self, ProcessFacts};
 
 /// DSH's system prompt when a scenario sets none.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are DSH, a careful coding agent.";
@@ -285,7 +312,7 @@ fn run_in_workspace(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     if let Some(home) = &scenario.dsh.gemini_home {
-        let dir = crate::gemini_home::make_gemini_home(workspace.path(), home)?;
+        let dir = gemini_home::make_gemini_home(workspace.path(), home)?;
         planted.push(("GEMINI_HOME".into(), dir.display().to_string()));
     }
     if !planted.is_empty() {
@@ -365,7 +392,8 @@ fn run_in_workspace(
     }
     if client_side && !finished.failures.is_empty() {
         let original = std::fs::read_to_string(source).unwrap_or_default();
-        let replay = crate::replay::replay_yaml(&original, &scenario.name, &execution.journal);
+        let replay =
+            crate::runner::replay::replay_yaml(&original, &scenario.name, &execution.journal);
         match std::fs::write(folder.join("replay.yaml"), replay) {
             Ok(()) => finished.notes.push(format!(
                 "replay scenario (the server's frames as a fake script): {}",
@@ -386,7 +414,7 @@ async fn open_bridges(journal_dir: &Path) -> Vec<String> {
     };
     let mut open = Vec::new();
     for url in wire::bridge_urls(&wire::extract(&journal)) {
-        open.extend(crate::leak::bridge_still_open(&url).await);
+        open.extend(leak::bridge_still_open(&url).await);
     }
     open
 }
@@ -516,7 +544,7 @@ async fn execute(
         processes
             .iter()
             .flat_map(|p| p.child_pids.iter())
-            .filter(|pid| crate::leak::process_is_running(**pid))
+            .filter(|pid| leak::process_is_running(**pid))
             .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
     Execution {
@@ -578,7 +606,7 @@ async fn drive_chat(
     let bounded = tokio::time::timeout(time_bound, async {
         for entry in &scenario.dsh.chat {
             if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-                && let Err(why) = crate::run_checks::await_exits(dir, count, time_bound).await
+                && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
             {
                 failures.push(format!("before the run for {:?}: {why}", entry.user));
             }
@@ -608,7 +636,7 @@ async fn drive_chat(
             let Some(dir) = journal_dir else { continue };
             let open = match entry.abort {
                 Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
-                    bridges_closed_within(dir, crate::run_checks::SETTLE_BOUND).await
+                    bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
                 }
                 Some(AbortPoint::LeaveToolCalls) => continue,
                 Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
@@ -620,7 +648,7 @@ async fn drive_chat(
             // After every run, not only at disposal: what is alive is idle and healthy,
             // and no finished turn left its session cwd or its scratch dir (C14, C38).
             failures.extend(
-                crate::run_checks::leaks_after_run(dir, crate::run_checks::SETTLE_BOUND)
+                run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
                     .await
                     .into_iter()
                     .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),

@@ -11,10 +11,10 @@ use antigravity_acp::contract::{
     Message, ModelInfo, PartSender, PartStream, Purpose, SamplingOptions, StreamPart,
     ToolDefinition, UserPart,
 };
-use dsh_sim::agent_loop::{ABORTED_BY_USER, AgentLoop, ChatSetup, LoopLimits};
-use dsh_sim::host_tools::{HostTool, PERMISSION_DENIED, ToolBehaviour};
+use dsh_sim::host::agent_loop::{ABORTED_BY_USER, AgentLoop, ChatSetup, LoopLimits};
+use dsh_sim::host::tools::{HostTool, PERMISSION_DENIED, ToolBehaviour};
+use dsh_sim::host::transcript::{RunOutcome, Transcript};
 use dsh_sim::scenario::{AbortPoint, Permission};
-use dsh_sim::transcript::{RunOutcome, Transcript};
 use futures::future::BoxFuture;
 use rstest::rstest;
 use serde_json::json;

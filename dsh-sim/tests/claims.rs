@@ -6,7 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use dsh_sim::claims::{ClaimsInputs, Grade, check, parse_claims_table, parse_design_claim_ids};
+use dsh_sim::commands::claims::{
+    ClaimsInputs, Grade, check, parse_claims_table, parse_design_claim_ids,
+};
 use dsh_sim::scenario::all_claim_ids;
 use test_support::{Failure, TestResult};
 
@@ -21,7 +23,7 @@ fn design_ids() -> Result<BTreeSet<String>, Failure> {
 
 fn scenarios() -> Result<Vec<(PathBuf, Vec<String>)>, Failure> {
     let root = repo_root();
-    let files = dsh_sim::discover::scenario_files(&[root.join("scenarios")])?;
+    let files = dsh_sim::runner::discover::scenario_files(&[root.join("scenarios")])?;
     files
         .into_iter()
         .map(|file| {

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use dsh_sim::provision::{RegistryServer, build_archive, registry_document};
+use dsh_sim::runner::provision::{RegistryServer, build_archive, registry_document};
 use dsh_sim::scenario::{ArchiveKind, RegistryKind, ServeKind};
 use sha2::Digest;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use antigravity_acp::contract::{AdapterRegistration, AdapterRegistry, RegistryError};
 use antigravity_acp::{AdapterConfig, AntigravityProvider, DEFAULT_MODEL};
-use dsh_sim::registry::{HostError, HostRegistry};
+use dsh_sim::host::registry::{HostError, HostRegistry};
 
 fn mounted() -> HostRegistry {
     let mut registry = HostRegistry::new();

@@ -24,7 +24,7 @@ fn main() {
     }
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = package.join("../scenarios");
-    let files = dsh_sim::discover::scenario_files(std::slice::from_ref(&root))
+    let files = dsh_sim::runner::discover::scenario_files(std::slice::from_ref(&root))
         .expect("the scenarios folder is readable");
     let fake = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sim"));
     // <target>/<profile>/dsh-sim → <target>/scenario-artifacts

@@ -36,7 +36,7 @@ fn as_json(yaml: &str) -> Value {
 #[test]
 fn every_scenario_validates_against_the_schema() {
     let validator = validator();
-    let files = dsh_sim::discover::scenario_files(&[scenarios_dir()]).unwrap();
+    let files = dsh_sim::runner::discover::scenario_files(&[scenarios_dir()]).unwrap();
     assert!(!files.is_empty());
     for file in files {
         let instance = as_json(&std::fs::read_to_string(&file).unwrap());

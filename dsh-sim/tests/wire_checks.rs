@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use dsh_sim::leak::{find_leaks, process_is_live};
+use dsh_sim::runner::leak::{find_leaks, process_is_live};
+use dsh_sim::runner::wire::{bridge_urls, check_wire, extract};
 use dsh_sim::scenario::{
     CapabilityExpectation, McpResultKind, McpServersExpectation, WireExpectations,
 };
-use dsh_sim::wire::{bridge_urls, check_wire, extract};
 use fake_antigravity::journal::JournalEntry;
 use serde_json::json;
 

@@ -3,8 +3,8 @@
 
 use antigravity_acp::contract::FinishReason;
 
+use crate::host::transcript::{RunOutcome, Transcript, finish_name, summarize, visible_text};
 use crate::scenario::Expectations;
-use crate::transcript::{RunOutcome, Transcript, finish_name, summarize, visible_text};
 
 /// Every DSH-side expectation that does not hold, as readable sentences.
 pub fn check_transcript(expect: &Expectations, transcript: &Transcript) -> Vec<String> {

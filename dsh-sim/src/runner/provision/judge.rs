@@ -10,9 +10,9 @@ use antigravity_acp::install::{CURRENT_DIR, InstallEvent, LOCK_FILE, RECEIPT_FIL
 
 use super::ProvisionRecord;
 use super::archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX};
+use crate::host::transcript::Transcript;
+use crate::runner::wire::ProcessFacts;
 use crate::scenario::{InstallExpectation, InstallOutcomeKind};
-use crate::transcript::Transcript;
-use crate::wire::ProcessFacts;
 
 /// Every failure of the install expectations and the install's invariants.
 pub fn judge_install(

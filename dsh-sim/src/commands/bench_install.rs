@@ -14,7 +14,7 @@ use antigravity_acp::install::{
 use anyhow::{Context, bail};
 use sha2::Digest;
 
-use crate::provision::{RegistryServer, registry_document};
+use crate::runner::provision::{RegistryServer, registry_document};
 use crate::scenario::{RegistryKind, ServeKind};
 
 /// One measured figure.

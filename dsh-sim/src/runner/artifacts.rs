@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use fake_antigravity::journal::JournalEntry;
 
-use crate::transcript::Transcript;
+use crate::host::transcript::Transcript;
 
 /// The artefact folder of the scenario at `scenario_path` under `root`.
 pub fn folder_for(root: &Path, scenario_path: &Path) -> PathBuf {
@@ -44,7 +44,7 @@ pub struct FailureRecord<'a> {
 /// block when the name ends in `.md`, the bare diagram (for `.mmd`, mermaid-cli, the
 /// Mermaid live editor) otherwise.
 pub fn write_diagram(path: &Path, journal: &[Vec<JournalEntry>]) -> std::io::Result<()> {
-    let diagram = crate::sequence::mermaid(journal);
+    let diagram = crate::runner::sequence::mermaid(journal);
     let text = if path.extension().is_some_and(|ext| ext == "md") {
         format!("```mermaid\n{diagram}```\n")
     } else {

@@ -11,7 +11,7 @@ use antigravity_acp::{BridgeAnswer, BridgeTool, StandaloneBridge};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::host_tools::PERMISSION_DENIED;
+use crate::host::tools::PERMISSION_DENIED;
 
 /// How the bridge answers each valid call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

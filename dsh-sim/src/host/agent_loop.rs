@@ -16,10 +16,12 @@ use antigravity_acp::contract::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::host_tools::{Handled, HostTool, ToolBehaviour, handle_call};
+use crate::host::stream_check::{Progress, StreamValidator, describe};
+use crate::host::tools::{Handled, HostTool, ToolBehaviour, handle_call};
+use crate::host::transcript::{
+    GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
+};
 use crate::scenario::AbortPoint;
-use crate::stream_check::{Progress, StreamValidator, describe};
-use crate::transcript::{GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript};
 
 /// The loop's own bounds.
 #[derive(Debug, Clone, Copy)]
@@ -385,7 +387,7 @@ impl AgentLoop {
                     Some(self.run_subagent(task, transcript).await)
                 }
                 (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => Some(
-                    crate::side_requests::title(
+                    crate::host::side_requests::title(
                         self.adapter.as_ref(),
                         &self.setup.model,
                         text,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use fake_antigravity::journal::JournalEntry;
 use serde_json::Value;
 
-use crate::leak::process_is_live;
+use crate::runner::leak::process_is_live;
 
 /// How long a turn that ended uncleanly may take to be torn down after DSH holds its
 /// terminal part.

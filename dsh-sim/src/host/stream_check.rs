@@ -108,7 +108,7 @@ impl StreamValidator {
             (FinishReason::ToolCalls, _) | (_, 0) => Ok(()),
             (other, n) => Err(format!(
                 "{n} tool_call(s) streamed but the finish was {}",
-                crate::transcript::finish_name(other)
+                crate::host::transcript::finish_name(other)
             )),
         }
     }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::claims::{ClaimsTable, parse_claims_table};
+use crate::commands::claims::{ClaimsTable, parse_claims_table};
 use crate::scenario::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX};
 
 /// The claims file, found in the same folder as the schema.

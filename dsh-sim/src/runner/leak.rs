@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::wire::ProcessFacts;
+use crate::runner::wire::ProcessFacts;
 
 /// How long a loopback connection attempt may take before it counts as not refused.
 const CONNECT_BOUND: Duration = Duration::from_secs(2);

@@ -1,0 +1,289 @@
+//! What each subcommand does: [`main`] parses the command line, matches the subcommand to
+//! its code and turns its outcome into the exit code; the small subcommands' glue
+//! (`bench`, `ask`, `bridge`, `lint`, `fake-server`) is here too, `run`'s in `run_cli`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+use crate::commands::cli::{Cli, Command, parse_server_command};
+use crate::commands::run_cli::run;
+
+/// The `dsh-sim` binary: parses the command line, runs the subcommand to its end, and
+/// says how the process exits.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::FakeServer { args } => run_fake(args),
+        Command::BenchInstall {
+            server_mib,
+            harness_mib,
+            runs,
+        } => {
+            init_logging();
+            let figures = block_on(crate::commands::bench_install::run_install_bench(
+                server_mib,
+                harness_mib,
+                runs,
+            ));
+            match figures {
+                Ok(figures) => {
+                    println!(
+                        "install of a {server_mib} MiB server and a {harness_mib} MiB harness:"
+                    );
+                    for figure in figures {
+                        println!(
+                            "{:<60} {:>4} runs  median {:>10.3?}",
+                            figure.name, figure.runs, figure.median
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Tap { journal, command } => {
+            let mut command = command.into_iter();
+            match command.next() {
+                Some(program) => {
+                    crate::runner::client_tap::run_tap(&journal, program, command.collect())
+                }
+                None => ExitCode::from(2),
+            }
+        }
+        Command::Install(args) => {
+            init_logging();
+            let outcome = block_on(crate::commands::install_cli::run_install(args));
+            match outcome {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::New {
+            area_name,
+            from,
+            root,
+        } => match crate::commands::scaffold::create(&root, &area_name, from.as_deref()) {
+            Ok(path) => {
+                let path = path.display();
+                println!("created {path}");
+                println!("edit it (scenarios/README.md documents every key), then:");
+                println!("    cargo run -p dsh-sim -- lint {path}");
+                println!("    cargo run -p dsh-sim -- run {path}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("dsh-sim: {error}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Lint { paths } => match lint(&paths) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Bridge { tools, result } => match bridge(&tools, result) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Ask {
+            prompt,
+            server,
+            model,
+            tools,
+            script,
+        } => {
+            init_logging();
+            match ask(prompt, &server, model, tools.as_deref(), script) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Schema => {
+            print!("{}", crate::scenario::scenario_schema_json());
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            turns,
+            rounds,
+            chunks,
+        } => {
+            init_logging();
+            let settings = crate::commands::bench::BenchSettings {
+                turns,
+                rounds,
+                chunks,
+            };
+            match bench(settings) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Run { paths, settings } => {
+            init_logging();
+            match run(&paths, &settings) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+/// Runs `work` to completion on a fresh multi-threaded runtime.
+fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|runtime| runtime.block_on(work))
+}
+
+/// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn bench(settings: crate::commands::bench::BenchSettings) -> anyhow::Result<()> {
+    let program = std::env::current_exe().context("cannot find the dsh-sim binary itself")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    let report = runtime.block_on(crate::commands::bench::run_bench(&program, settings))?;
+    println!(
+        "{:<52} {:>6} {:>10} {:>10} {:>10}",
+        "benchmark", "n", "p50", "p99", "max"
+    );
+    for sample in &report.samples {
+        println!(
+            "{:<52} {:>6} {:>10.3?} {:>10.3?} {:>10.3?}",
+            sample.name,
+            sample.durations.len(),
+            sample.quantile(0.5),
+            sample.quantile(0.99),
+            sample.quantile(1.0),
+        );
+    }
+    println!(
+        "warm/cold text turn (p50): {:.4} (goal: under 0.10)",
+        report.warm_cold_ratio
+    );
+    println!(
+        "streaming throughput: {:.0} parts/s ({} server chunks)",
+        report.parts_per_second, report.chunks
+    );
+    if let Some(kib) = report.peak_rss_kib {
+        println!(
+            "peak RSS of the DSH+adapter process: {:.1} MiB",
+            kib as f64 / 1024.0
+        );
+    }
+    Ok(())
+}
+
+fn ask(
+    prompt: String,
+    server: &str,
+    model: Option<String>,
+    tools: Option<&std::path::Path>,
+    script: Option<PathBuf>,
+) -> anyhow::Result<antigravity_acp::contract::FinishReason> {
+    use crate::commands::ask::{AskArgs, AskServer, run_ask};
+    let server = match server {
+        "fake" => AskServer::Fake {
+            program: std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
+            script,
+        },
+        "installed" => AskServer::Installed,
+        command => AskServer::Command(parse_server_command(command)?),
+    };
+    let tools = match tools {
+        Some(path) => crate::commands::bridge_session::load_tools(path)?,
+        None => Vec::new(),
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("dsh-sim-ask-")
+        .tempdir()
+        .context("cannot make a scratch folder")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    let args = AskArgs {
+        prompt,
+        server,
+        model,
+        tools,
+    };
+    let mut out = std::io::stdout();
+    let mut notes = std::io::stderr();
+    Ok(runtime.block_on(run_ask(args, scratch.path(), &mut out, &mut notes))?)
+}
+
+fn bridge(
+    tools: &std::path::Path,
+    mode: crate::commands::bridge_session::ResultMode,
+) -> anyhow::Result<()> {
+    let tools = crate::commands::bridge_session::load_tools(tools)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
+    runtime.block_on(crate::commands::bridge_session::serve_until_stdin_closes(
+        &tools,
+        mode,
+        &mut std::io::stdout(),
+    ))?;
+    Ok(())
+}
+
+fn lint(paths: &[PathBuf]) -> anyhow::Result<bool> {
+    let files = crate::runner::discover::scenario_files(paths)?;
+    if files.is_empty() {
+        bail!("no scenario files found");
+    }
+    let problems: Vec<String> = files
+        .iter()
+        .flat_map(|file| crate::commands::lint::lint_file(file))
+        .collect();
+    for problem in &problems {
+        println!("{problem}");
+    }
+    println!("{} files, {} problems", files.len(), problems.len());
+    Ok(problems.is_empty())
+}
+
+/// Runs the fake on stdio with its own arguments (it builds its own runtime).
+fn run_fake(args: Vec<std::ffi::OsString>) -> ExitCode {
+    fake_antigravity::main_with_args(args)
+}
