@@ -1,12 +1,14 @@
 //! The DSH miniature: the host the adapter is mounted in, as far as a scenario needs it.
 //! It owns the adapter registry and DSH's model precedence ([`registry`]), the agent
-//! loop that drives a chat ([`agent_loop`]), the stream rules DSH enforces on every
+//! loop that drives a chat ([`agent_loop`]) and assembles its streams as DSH does
+//! ([`assemble`]), the stream rules DSH enforces on every
 //! generation ([`stream_check`]), DSH's tools and their permission policy ([`tools`]),
 //! the requests DSH makes beside a chat's runs ([`side_requests`]), and the DSH-side
 //! record of a chat ([`transcript`]). It knows nothing of scenario files on disk, the
 //! fake's journal or how a run is judged: that is the runner's.
 
 pub mod agent_loop;
+pub mod assemble;
 pub mod registry;
 pub mod side_requests;
 pub mod stream_check;

@@ -37,7 +37,7 @@ use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
 use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
-use crate::host::registry::HostRegistry;
+use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
 use crate::host::transcript::Transcript;
 use crate::runner::artifacts::FailureRecord;
@@ -477,6 +477,8 @@ async fn execute(
     let mut registry = HostRegistry::new();
     match antigravity_acp::register(&mut registry, config) {
         Ok(_) => {
+            // The bundle patch's `agent-default-model` row (C02).
+            registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
             let chat = ChatRun {
                 scenario,
                 registry: &registry,
@@ -493,8 +495,8 @@ async fn execute(
             .is_err()
         {
             failures.push(format!(
-                "adapter `{}` did not finish disposing within {:?}",
-                adapter.id(),
+                "an adapter of {:?} did not finish disposing within {:?}",
+                registry.providers(),
                 options.dispose_bound
             ));
         }
@@ -586,10 +588,17 @@ async fn drive_chat(
         }
     };
     let (adapter, model) = adapter;
-    if scenario.dsh.discover_models
-        && let Err(error) = adapter.discover_models().await
+    let (provider, model_id) = match split_model(&model) {
+        Ok((provider, id)) => (provider.to_owned(), id.to_owned()),
+        Err(error) => {
+            failures.push(format!("DSH cannot start the chat: {error}"));
+            return;
+        }
+    };
+    if scenario.dsh.list_models
+        && let Err(error) = adapter.list_models(&provider).await
     {
-        failures.push(format!("discover_models failed: {error:?}"));
+        failures.push(format!("listModels failed: {error}"));
     }
     let setup = ChatSetup {
         model,
@@ -657,10 +666,30 @@ async fn drive_chat(
     })
     .await;
     if let Some(expected) = &scenario.expect.models_listed {
-        let listed: Vec<String> = adapter.models().into_iter().map(|m| m.id).collect();
-        if *expected != listed {
+        match adapter.list_models(&provider).await {
+            Ok(models) => {
+                let listed: Vec<String> = models
+                    .into_iter()
+                    .map(|m| format!("{}/{}", m.provider, m.id))
+                    .collect();
+                if *expected != listed {
+                    failures.push(format!(
+                        "models listed: expected {expected:?}, observed {listed:?}"
+                    ));
+                }
+            }
+            Err(error) => failures.push(format!("listModels failed: {error}")),
+        }
+    }
+    if let Some(expected) = scenario.expect.context_window {
+        let signal = tokio_util::sync::CancellationToken::new();
+        let window = adapter
+            .resolve_model(&provider, &model_id, signal)
+            .await
+            .map(|info| info.context.map(|c| c.context_window));
+        if window != Ok(Some(expected)) {
             failures.push(format!(
-                "models listed: expected {expected:?}, observed {listed:?}"
+                "resolveModel's context window: expected {expected}, observed {window:?}"
             ));
         }
     }

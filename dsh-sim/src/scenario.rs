@@ -12,7 +12,9 @@ mod schema;
 
 use std::collections::BTreeMap;
 
-use antigravity_acp::contract::{FinishReason, LlmErrorCode};
+use antigravity_acp::contract::LlmErrorCode;
+
+use crate::host::transcript::FinishKind;
 use fake_antigravity::script::Script;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -94,10 +96,10 @@ pub struct DshScript {
     /// as it is).
     #[serde(default)]
     pub gemini_home: Option<GeminiHomeSpec>,
-    /// Ask the adapter for the server's model catalogue (`discover_models`) before the
-    /// chat starts.
+    /// Ask the adapter for its models (`listModels`, whose first call discovers the
+    /// server's catalogue) before the chat starts.
     #[serde(default)]
-    pub discover_models: bool,
+    pub list_models: bool,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
@@ -267,16 +269,16 @@ pub enum Permission {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectations {
-    /// The finish reason of the last run (default: every run ends with a finish, any
-    /// reason, and no error).
+    /// The kind of the last run's finish: `stop`, `tool-calls`, `max-tokens`, `aborted`
+    /// or `error` (default: every run ends with a finish that is not `error`).
     #[serde(default)]
-    #[schemars(schema_with = "schema::finish_reason")]
-    pub finish: Option<FinishReason>,
-    /// The last run must end with this `LlmError` code instead of a finish.
+    pub finish: Option<FinishKind>,
+    /// The code of the failure the last run's `error` (or `aborted`) finish carries, a
+    /// DSH string such as `ACP_TIMEOUT`.
     #[serde(default)]
     #[schemars(schema_with = "schema::llm_error_code")]
     pub error: Option<LlmErrorCode>,
-    /// The model id DSH put in every generate request (by DSH's precedence).
+    /// The model (`provider/model`) DSH put in every stream request (by DSH's precedence).
     #[serde(default)]
     pub model: Option<String>,
     /// The number of `generate` calls over the whole chat.
@@ -297,9 +299,14 @@ pub struct Expectations {
     /// Checks on the install (with an `install:` section).
     #[serde(default)]
     pub install: Option<InstallExpectation>,
-    /// The model ids the adapter lists (`models()`) once the chat ran, in order.
+    /// The models the adapter lists (`listModels`) once the chat ran, in order, as
+    /// `provider/model`.
     #[serde(default)]
     pub models_listed: Option<Vec<String>>,
+    /// The context window `resolveModel` reports for the chat's model once the chat ran
+    /// (learned from the server's `usage_update`; absent until one was seen).
+    #[serde(default)]
+    pub context_window: Option<u64>,
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.

@@ -78,10 +78,10 @@ const CHAT: &str = "dsh:\n  chat:\n    - user: hi\n";
     "at least one `user` message"
 )]
 #[case::finish_and_error(
-    "name: x\ncovers: []\ndsh:\n  chat:\n    - user: hi\nexpect:\n  finish: stop\n  error: timeout\n",
+    "name: x\ncovers: []\ndsh:\n  chat:\n    - user: hi\nexpect:\n  finish: stop\n  error: ACP_TIMEOUT\n",
     7,
     3,
-    "both `finish` and `error`"
+    "`finish: stop` carries none"
 )]
 #[case::executions_of_an_undeclared_tool(
     "name: x\ncovers: []\ndsh:\n  chat:\n    - user: hi\nexpect:\n  executions: { rm: 0 }\n",

@@ -1,35 +1,52 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The host registry: mounting the real adapter as primary (C01), the default model of
-//! fresh chats (C02), and a saved choice's precedence (C03).
+//! The host registry: registering the real adapter for its provider route (C01), the
+//! bundle's default model of fresh chats (C02), and a saved choice's precedence (C03).
 
 use std::sync::Arc;
 
-use antigravity_acp::contract::{AdapterRegistration, AdapterRegistry, RegistryError};
-use antigravity_acp::{AdapterConfig, AntigravityProvider, DEFAULT_MODEL};
-use dsh_sim::host::registry::{HostError, HostRegistry};
+use antigravity_acp::contract::{AdapterRegistry, LlmAdapter, RegistryError};
+use antigravity_acp::{AdapterConfig, AntigravityProvider};
+use dsh_sim::host::registry::{BUNDLE_DEFAULT_MODEL, HostError, HostRegistry};
 
+/// The registry as a DSH bundle leaves it: the adapter registered, the bundle's default
+/// model applied.
 fn mounted() -> HostRegistry {
     let mut registry = HostRegistry::new();
     antigravity_acp::register(&mut registry, AdapterConfig::default()).unwrap();
+    registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
     registry
 }
 
 #[test]
-fn register_mounts_the_adapter_as_primary() {
+fn register_serves_the_configured_provider_route() {
     let registry = mounted();
-    assert_eq!(registry.adapter_ids(), ["antigravity-acp"]);
-    assert_eq!(registry.primary().unwrap().id(), "antigravity-acp");
+    assert_eq!(registry.providers(), ["antigravity-acp"]);
+    let adapter = registry.adapter_for_provider("antigravity-acp").unwrap();
+    assert_eq!(
+        adapter.provider_info("antigravity-acp").id,
+        "antigravity-acp"
+    );
+    let mut elsewhere = HostRegistry::new();
+    let config = AdapterConfig {
+        provider: "agy".into(),
+        ..AdapterConfig::default()
+    };
+    antigravity_acp::register(&mut elsewhere, config).unwrap();
+    assert_eq!(elsewhere.providers(), ["agy"]);
 }
 
 #[test]
 fn a_fresh_chat_gets_server_default() {
     let registry = mounted();
-    assert_eq!(DEFAULT_MODEL, "antigravity-acp/server-default");
-    assert_eq!(registry.default_model(), Ok(DEFAULT_MODEL));
-    assert_eq!(registry.model_for_chat(None).unwrap(), DEFAULT_MODEL);
+    assert_eq!(BUNDLE_DEFAULT_MODEL, ("antigravity-acp", "server-default"));
     assert_eq!(
-        registry.adapter_for_model(DEFAULT_MODEL).unwrap().id(),
-        "antigravity-acp"
+        registry.model_for_chat(None).unwrap(),
+        "antigravity-acp/server-default"
+    );
+    assert!(
+        registry
+            .adapter_for_model("antigravity-acp/server-default")
+            .is_ok()
     );
 }
 
@@ -41,38 +58,33 @@ fn a_saved_model_choice_wins_over_the_default() {
 }
 
 #[test]
-fn the_host_refuses_a_second_adapter_with_the_same_id() {
+fn the_host_refuses_a_second_adapter_for_the_same_provider() {
     let mut registry = mounted();
     let again = antigravity_acp::register(&mut registry, AdapterConfig::default());
-    assert!(matches!(again, Err(RegistryError::DuplicateId(id)) if id == "antigravity-acp"));
+    assert!(matches!(again, Err(RegistryError::DuplicateAdapter(p)) if p == "antigravity-acp"));
+    let adapter: Arc<dyn LlmAdapter> = Arc::new(AntigravityProvider::new(AdapterConfig::default()));
+    assert_eq!(
+        registry.register_adapter(&[], adapter),
+        Err(RegistryError::NoProviders)
+    );
 }
 
 #[test]
-fn the_host_refuses_a_default_model_the_adapter_does_not_offer() {
+fn without_the_bundle_a_fresh_chat_has_no_model() {
     let mut registry = HostRegistry::new();
-    let refused = registry.register_adapter(
-        Arc::new(AntigravityProvider::new(AdapterConfig::default())),
-        AdapterRegistration {
-            primary: true,
-            default_model: "antigravity-acp/nope".into(),
-        },
-    );
-    assert!(matches!(
-        refused,
-        Err(RegistryError::UnknownDefaultModel { .. })
-    ));
+    antigravity_acp::register(&mut registry, AdapterConfig::default()).unwrap();
     assert_eq!(
         registry.model_for_chat(None),
-        Err(HostError::NoPrimaryAdapter)
+        Err(HostError::NoDefaultModel)
     );
 }
 
 #[test]
-fn models_route_by_their_adapter_prefix() {
+fn models_route_by_their_provider() {
     let registry = mounted();
     assert!(matches!(
         registry.adapter_for_model("other/model"),
-        Err(HostError::UnknownAdapter(_))
+        Err(HostError::NoAdapter(_))
     ));
     assert!(matches!(
         registry.adapter_for_model("no-slash"),

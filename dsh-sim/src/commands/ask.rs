@@ -1,7 +1,7 @@
 //! `dsh-sim ask PROMPT`: one chat turn through the adapter, printed as it streams, for
 //! trying a server by hand: the fake (its default profile, or a script), the installed
 //! pinned build, or any ACP command. Text goes to stdout as it arrives; reasoning, tool
-//! calls, occupancy and the finish go to stderr. With `--tools`, each tool call the model
+//! calls and the finish go to stderr. With `--tools`, each tool call the model
 //! makes is answered with its own arguments as JSON text (nothing is run) and the turn
 //! continues, up to [`MAX_ROUNDS`] rounds.
 
@@ -9,13 +9,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use antigravity_acp::contract::{
-    AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmAdapter, Message, StreamPart,
-    ToolCallPart, ToolDefinition, ToolResult, UserPart,
+    ContentBlock, FinishReason, GenerateOptions, LlmAdapter, LlmFailure, Message, StreamChunk,
+    ToolSchema,
 };
 use antigravity_acp::{
-    AdapterConfig, AntigravityProvider, DEFAULT_MODEL, ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, AntigravityProvider, SERVER_DEFAULT_MODEL, ServerCommand,
+    ServerSource,
 };
 use futures::StreamExt;
+
+use crate::host::assemble::{assemble, assistant_message};
+use crate::host::tools::result_message;
 
 /// How many tool rounds one `ask` answers before it gives up.
 pub const MAX_ROUNDS: usize = 8;
@@ -43,18 +47,18 @@ pub struct AskArgs {
     pub prompt: String,
     /// The server.
     pub server: AskServer,
-    /// A model id without the adapter prefix (default: the server's own default).
+    /// A model id (default: `server-default`, the server's own default).
     pub model: Option<String>,
     /// Tools offered to the model.
-    pub tools: Vec<ToolDefinition>,
+    pub tools: Vec<ToolSchema>,
 }
 
 /// Why `ask` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
-    /// The adapter ended the generation with an error.
-    #[error("the generation failed: {0}")]
-    Generation(antigravity_acp::contract::LlmError),
+    /// The adapter ended the generation with an `error` or `aborted` finish.
+    #[error("the generation failed: {}: {}", .0.code, .0.message)]
+    Generation(LlmFailure),
     /// The model kept calling tools.
     #[error("the model was still calling tools after {MAX_ROUNDS} rounds")]
     TooManyRounds,
@@ -106,72 +110,63 @@ async fn converse(
     out: &mut (dyn Write + Send),
     notes: &mut (dyn Write + Send),
 ) -> Result<FinishReason, AskError> {
-    let model = args.model.as_ref().map_or_else(
-        || DEFAULT_MODEL.to_owned(),
-        |id| format!("{}/{id}", antigravity_acp::ADAPTER_ID),
-    );
-    let mut messages = vec![Message::User(vec![UserPart::Text(args.prompt.clone())])];
-    for _ in 0..MAX_ROUNDS {
-        let mut request =
-            GenerateRequest::chat(&model, "You are talking to dsh-sim ask.", messages.clone());
-        request.tools = args.tools.clone();
-        let mut stream = provider.generate(request);
-        let mut kinds = std::collections::HashMap::new();
-        let mut said = Vec::new();
-        let mut results = Vec::new();
+    let model = args.model.as_deref().unwrap_or(SERVER_DEFAULT_MODEL);
+    let mut messages = vec![Message::user(args.prompt.clone())];
+    for round in 0..MAX_ROUNDS {
+        let mut request = GenerateOptions::new(ADAPTER_ID, model, messages.clone());
+        request.system = Some("You are talking to dsh-sim ask.".to_owned());
+        request.tools = Some(args.tools.clone());
+        let mut stream = provider.stream(request);
+        let mut chunks = Vec::new();
         let mut finish = FinishReason::Stop;
-        while let Some(item) = stream.next().await {
-            match item.map_err(AskError::Generation)? {
-                StreamPart::BlockStart { index, kind } => {
-                    kinds.insert(index, kind);
+        while let Some(chunk) = stream.next().await {
+            match &chunk {
+                StreamChunk::ReasoningDelta { text, .. } => {
+                    write!(notes, "{text}")?;
+                    notes.flush()?;
                 }
-                StreamPart::BlockDelta { index, delta } => {
-                    if kinds.get(&index) == Some(&BlockKind::Reasoning) {
-                        write!(notes, "{delta}")?;
-                        notes.flush()?;
-                        said.push(AssistantPart::Reasoning(delta));
-                    } else {
-                        write!(out, "{delta}")?;
-                        out.flush()?;
-                        said.push(AssistantPart::Text(delta));
-                    }
+                StreamChunk::TextDelta { text, .. } => {
+                    write!(out, "{text}")?;
+                    out.flush()?;
                 }
-                StreamPart::BlockEnd { .. } => {}
-                StreamPart::ToolCall {
-                    call_id,
-                    tool_name,
-                    arguments,
+                StreamChunk::BlockEnd {
+                    block: ContentBlock::ToolCall(call),
                     ..
-                } => {
-                    writeln!(
-                        notes,
-                        "\n[tool call] {tool_name} {arguments} (answered with its arguments)"
-                    )?;
-                    results.push(ToolResult {
-                        call_id: call_id.clone(),
-                        tool_name: tool_name.clone(),
-                        output: serde_json::Value::String(arguments.to_string()),
-                        is_error: false,
-                    });
-                    said.push(AssistantPart::ToolCall(ToolCallPart {
-                        call_id,
-                        tool_name,
-                        arguments,
-                    }));
-                }
-                StreamPart::ContextOccupancy { used, size } => {
-                    writeln!(notes, "\n[context] {used}/{size} tokens")?;
-                }
-                StreamPart::Finish { reason } => finish = reason,
+                } => writeln!(
+                    notes,
+                    "\n[tool call] {} {} (answered with its arguments)",
+                    call.name, call.arguments
+                )?,
+                StreamChunk::Finish { reason, .. } => finish = reason.clone(),
+                _ => {}
             }
+            chunks.push(chunk);
         }
         writeln!(out)?;
         writeln!(notes, "[finish] {finish:?}")?;
+        if let Some(failure) = finish.failure() {
+            return Err(AskError::Generation(failure.clone()));
+        }
         if finish != FinishReason::ToolCalls {
             return Ok(finish);
         }
-        messages.push(Message::Assistant(said));
-        messages.push(Message::Tool(results));
+        let assistant = assistant_message(
+            format!("ask-{round}"),
+            assemble(&chunks),
+            &format!("{ADAPTER_ID}/{model}"),
+        );
+        let results: Vec<Message> = assistant
+            .tool_calls()
+            .map(|call| {
+                result_message(
+                    &call.id,
+                    &serde_json::Value::from(call.arguments.clone()),
+                    false,
+                )
+            })
+            .collect();
+        messages.push(assistant);
+        messages.extend(results);
     }
     Err(AskError::TooManyRounds)
 }

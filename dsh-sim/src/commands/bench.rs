@@ -10,10 +10,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use antigravity_acp::contract::{
-    AssistantPart, FinishReason, GenerateRequest, LlmAdapter, Message, PartStream, StreamPart,
-    ToolCallPart, ToolDefinition, ToolResult, UserPart,
+    ChunkStream, FinishReason, GenerateOptions, LlmAdapter, Message, StreamChunk, ToolSchema,
 };
-use antigravity_acp::{AdapterConfig, AntigravityProvider, DEFAULT_MODEL, ServerCommand};
+use antigravity_acp::{
+    ADAPTER_ID, AdapterConfig, AntigravityProvider, SERVER_DEFAULT_MODEL, ServerCommand,
+};
+
+use crate::host::assemble::{assemble, assistant_message};
+use crate::host::tools::result_message;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -130,26 +134,18 @@ pub async fn run_bench(
         let steps: Vec<Value> = (0..settings.chunks).map(|_| json!({"text": "x"})).collect();
         let script = json!({"turns": [{"steps": steps}]});
         let provider = provider(fake_program, workspace.path(), "stream", &script)?;
-        let mut stream = provider.generate(chat("stream", vec![]));
+        let mut stream = provider.stream(chat("stream", vec![]));
         let mut first = None;
         let mut parts = 0usize;
-        let mut last = StreamPart::Finish {
-            reason: FinishReason::Cancelled,
-        };
-        while let Some(item) = stream.next().await {
-            let part = item.map_err(|e| BenchError::Stream(e.to_string()))?;
+        let mut last = None;
+        while let Some(part) = stream.next().await {
             first.get_or_insert_with(Instant::now);
             parts += 1;
-            last = part;
+            last = Some(part);
         }
         let elapsed = first.map(|f| f.elapsed()).unwrap_or_default();
         provider.dispose().await;
-        if !matches!(
-            last,
-            StreamPart::Finish {
-                reason: FinishReason::Stop
-            }
-        ) {
+        if last != Some(StreamChunk::finish(FinishReason::Stop)) {
             return Err(BenchError::Stream(format!("streaming ended with {last:?}")));
         }
         let rate = parts as f64 / elapsed.as_secs_f64().max(1e-9);
@@ -177,7 +173,7 @@ async fn text_turns(
     let mut durations = Vec::with_capacity(count);
     for _ in 0..count {
         let started = Instant::now();
-        let parts = drain(provider.generate(chat("hi", vec![echo_tool()]))).await?;
+        let parts = drain(provider.stream(chat("hi", vec![echo_tool()]))).await?;
         expect_finish(&parts, FinishReason::Stop)?;
         durations.push(started.elapsed());
     }
@@ -223,93 +219,68 @@ fn provider_with(
     Ok(Arc::new(AntigravityProvider::new(config)))
 }
 
-fn chat(text: &str, tools: Vec<ToolDefinition>) -> GenerateRequest {
-    let mut request = GenerateRequest::chat(
-        DEFAULT_MODEL,
-        "You are benchmarked.",
-        vec![Message::User(vec![UserPart::Text(text.to_owned())])],
-    );
-    request.tools = tools;
+fn chat(text: &str, tools: Vec<ToolSchema>) -> GenerateOptions {
+    let mut request =
+        GenerateOptions::new(ADAPTER_ID, SERVER_DEFAULT_MODEL, vec![Message::user(text)]);
+    request.system = Some("You are benchmarked.".to_owned());
+    request.tools = Some(tools);
     request
 }
 
-async fn drain(stream: PartStream) -> Result<Vec<StreamPart>, BenchError> {
-    stream
-        .map(|item| item.map_err(|e| BenchError::Stream(e.to_string())))
-        .collect::<Vec<_>>()
-        .await
-        .into_iter()
-        .collect()
+async fn drain(stream: ChunkStream) -> Result<Vec<StreamChunk>, BenchError> {
+    Ok(stream.collect::<Vec<_>>().await)
 }
 
-fn expect_finish(parts: &[StreamPart], reason: FinishReason) -> Result<(), BenchError> {
+fn expect_finish(parts: &[StreamChunk], reason: FinishReason) -> Result<(), BenchError> {
     match parts.last() {
-        Some(StreamPart::Finish { reason: got }) if *got == reason => Ok(()),
+        Some(StreamChunk::Finish { reason: got, .. }) if *got == reason => Ok(()),
         other => Err(BenchError::Stream(format!(
             "expected finish({reason:?}), got {other:?}"
         ))),
     }
 }
 
-fn echo_tool() -> ToolDefinition {
-    ToolDefinition {
+fn echo_tool() -> ToolSchema {
+    ToolSchema {
         name: "echo".into(),
         description: "Echoes its arguments.".into(),
-        input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        parameters: json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
     }
 }
 
 /// Drives `rounds` sequential tool calls of one prompt; times each continuation from the
-/// moment DSH calls `generate` with its result to the next tool call (or the finish).
+/// moment DSH calls `stream` with its result to the next tool call (or the finish).
 async fn tool_rounds(
     provider: &AntigravityProvider,
     rounds: usize,
 ) -> Result<Vec<Duration>, BenchError> {
     let mut request = chat("run the rounds", vec![echo_tool()]);
-    let mut parts = drain(provider.generate(request.clone())).await?;
+    let mut parts = drain(provider.stream(request.clone())).await?;
     let mut durations = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let calls: Vec<ToolCallPart> = parts
-            .iter()
-            .filter_map(|part| match part {
-                StreamPart::ToolCall {
-                    call_id,
-                    tool_name,
-                    arguments,
-                    ..
-                } => Some(ToolCallPart {
-                    call_id: call_id.clone(),
-                    tool_name: tool_name.clone(),
-                    arguments: arguments.clone(),
-                }),
-                _ => None,
-            })
+    for round in 0..rounds {
+        let assistant = assistant_message(
+            format!("bench-{round}"),
+            assemble(&parts),
+            &format!("{ADAPTER_ID}/{SERVER_DEFAULT_MODEL}"),
+        );
+        let results: Vec<Message> = assistant
+            .tool_calls()
+            .map(|call| result_message(&call.id, &Value::from(call.arguments.clone()), false))
             .collect();
-        if calls.is_empty() {
+        if results.is_empty() {
             return Err(BenchError::Stream(
                 "a round ended without a tool call".into(),
             ));
         }
-        let results = calls
-            .iter()
-            .map(|call| ToolResult {
-                call_id: call.call_id.clone(),
-                tool_name: call.tool_name.clone(),
-                output: call.arguments.clone(),
-                is_error: false,
-            })
-            .collect();
-        request.history.push(Message::Assistant(
-            calls.into_iter().map(AssistantPart::ToolCall).collect(),
-        ));
-        request.history.push(Message::Tool(results));
+        request.messages.push(assistant);
+        request.messages.extend(results);
         let started = Instant::now();
-        let mut stream = provider.generate(request.clone());
+        let mut stream = provider.stream(request.clone());
         let first = stream.next().await;
         durations.push(started.elapsed());
         let mut rest = drain(stream).await?;
         if let Some(first) = first {
-            rest.insert(0, first.map_err(|e| BenchError::Stream(e.to_string()))?);
+            rest.insert(0, first);
         }
         parts = rest;
     }

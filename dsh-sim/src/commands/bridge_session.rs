@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use antigravity_acp::contract::ToolDefinition;
+use antigravity_acp::contract::ToolSchema;
 use antigravity_acp::{BridgeAnswer, BridgeTool, StandaloneBridge};
 use serde::Deserialize;
 use serde_json::Value;
@@ -76,7 +76,7 @@ pub enum BridgeSessionError {
 
 /// Reads a tools file: a JSON array of `{name, description?, input_schema?}` (`schema`
 /// is accepted for `input_schema`, as in scenarios).
-pub fn load_tools(path: &Path) -> Result<Vec<ToolDefinition>, BridgeSessionError> {
+pub fn load_tools(path: &Path) -> Result<Vec<ToolSchema>, BridgeSessionError> {
     let text = std::fs::read_to_string(path).map_err(|source| BridgeSessionError::Read {
         path: path.to_owned(),
         source,
@@ -90,10 +90,10 @@ pub fn load_tools(path: &Path) -> Result<Vec<ToolDefinition>, BridgeSessionError
         })?;
     Ok(entries
         .into_iter()
-        .map(|entry| ToolDefinition {
+        .map(|entry| ToolSchema {
             name: entry.name,
             description: entry.description,
-            input_schema: entry.input_schema,
+            parameters: entry.input_schema,
         })
         .collect())
 }
@@ -120,7 +120,7 @@ pub fn announcement(url: &str, token: &str, tools: &[BridgeTool]) -> String {
 /// Starts the bridge, announces it on `out`, serves until stdin reaches its end, then
 /// closes it. Each answered call is noted on stderr (tool name and answer kind only).
 pub async fn serve_until_stdin_closes(
-    tools: &[ToolDefinition],
+    tools: &[ToolSchema],
     mode: ResultMode,
     out: &mut impl Write,
 ) -> Result<(), BridgeSessionError> {

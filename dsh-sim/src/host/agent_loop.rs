@@ -1,8 +1,7 @@
-//! DSH's agent loop in miniature. For each user message: generate with the complete
-//! history and the current tools, consume and validate the stream, and on
-//! finish(tool_calls) apply DSH's permission policy to each call, record the assistant
-//! message and the tool results, and generate again, until another terminal finish or
-//! an error. A run may also be aborted the way a user presses stop: mid-stream, or while
+//! DSH's agent loop in miniature. For each user message: `stream` with the complete
+//! history and the current tools, consume and validate the chunks, and on
+//! finish(tool-calls) apply DSH's permission policy to each call, record the assistant
+//! message and one tool-result message per call, and stream again, until another finish. A run may also be aborted the way a user presses stop: mid-stream, or while
 //! DSH holds the tool calls.
 
 use std::collections::BTreeSet;
@@ -10,16 +9,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use antigravity_acp::contract::{
-    AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmAdapter, LlmError, Message,
-    PartStream, Purpose, SamplingOptions, StreamPart, ToolCallPart, ToolResult, UserPart,
+    ChunkStream, ContentBlock, FinishReason, GenerateOptions, LlmAdapter, Message, StreamChunk,
+    ToolCallBlock,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::host::assemble::{assemble, assistant_message, interrupted};
+use crate::host::registry::split_model;
+
 use crate::host::stream_check::{Progress, StreamValidator, describe};
-use crate::host::tools::{Handled, HostTool, ToolBehaviour, handle_call};
+use crate::host::tools::{Handled, HostTool, ToolBehaviour, handle_call, result_message};
 use crate::host::transcript::{
-    GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
+    FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
 };
 use crate::scenario::AbortPoint;
 
@@ -44,7 +46,7 @@ impl Default for LoopLimits {
 /// A chat's settings: the model by DSH's precedence, the system prompt and the tools.
 #[derive(Debug, Clone)]
 pub struct ChatSetup {
-    /// The full DSH model id.
+    /// The model, as `provider/model`.
     pub model: String,
     /// DSH's system prompt.
     pub system: String,
@@ -63,6 +65,10 @@ pub struct AgentLoop {
     run_abort: CancellationToken,
     /// How deep this chat is nested in subagents (0: the user's chat).
     depth: usize,
+    /// The next message id this chat gives out.
+    next_message: u64,
+    /// DSH's session identity for this chat (`GenerateOptions.sessionId`).
+    session_id: String,
 }
 
 /// How deep DSH nests subagents: a chat at this depth is offered no subagent tools.
@@ -97,9 +103,9 @@ impl AgentLoop {
         }
         match outcome {
             RunOutcome::Finished {
-                reason: FinishReason::Stop,
+                reason: FinishKind::Stop,
             } => (final_answer(nested.history()), false),
-            other => (format!("the subagent did not finish: {other:?}"), true),
+            other => (format!("the subagent did not finish: {other}"), true),
         }
     }
 }
@@ -109,17 +115,16 @@ fn final_answer(history: &[Message]) -> String {
     history
         .iter()
         .rev()
-        .find_map(|message| match message {
-            Message::Assistant(parts) => Some(
-                parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        AssistantPart::Text(text) => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect::<String>(),
-            ),
-            _ => None,
+        .find(|message| message.role == antigravity_acp::contract::Role::Assistant)
+        .map(|message| {
+            message
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::Text(text) => Some(text.text.as_str()),
+                    _ => None,
+                })
+                .collect::<String>()
         })
         .unwrap_or_default()
 }
@@ -130,9 +135,8 @@ pub const ABORTED_BY_USER: &str = "aborted by the user";
 /// How one generation ended, as the loop acts on it.
 enum GenerationEnd {
     Finished(FinishReason),
-    /// DSH dropped the stream before its terminal item.
+    /// DSH dropped the stream before its finish.
     Dropped,
-    Failed(LlmError),
     Violation(String),
 }
 
@@ -148,7 +152,16 @@ impl AgentLoop {
             chat_abort: CancellationToken::new(),
             run_abort: CancellationToken::new(),
             depth: 0,
+            next_message: 1,
+            session_id: format!("dsh-sim-{}", uuid_like()),
         }
+    }
+
+    /// A fresh message id of this chat.
+    fn message_id(&mut self) -> String {
+        let id = format!("{}-m{}", self.session_id, self.next_message);
+        self.next_message += 1;
+        id
     }
 
     /// The chat's history so far.
@@ -190,8 +203,10 @@ impl AgentLoop {
         transcript: &mut Transcript,
     ) -> RunOutcome {
         self.run_abort = self.chat_abort.child_token();
-        self.history
-            .push(Message::User(vec![UserPart::Text(text.to_owned())]));
+        let mut message = Message::user(text);
+        message.id = Some(self.message_id());
+        message.source = serde_json::json!({"kind": "user"});
+        self.history.push(message);
         transcript.runs.push(RunRecord {
             user: text.to_owned(),
             generations: Vec::new(),
@@ -212,7 +227,7 @@ impl AgentLoop {
         for _ in 0..self.limits.max_generations_per_run {
             let request = self.request();
             let summary = RequestSummary::of(&request);
-            let stream = self.adapter.generate(request);
+            let stream = self.adapter.stream(request);
             let Some(run) = transcript.runs.last_mut() else {
                 return host_failure("the run record vanished");
             };
@@ -226,7 +241,13 @@ impl AgentLoop {
             let end = self.consume(stream, abort, &mut record.parts).await;
             let parts = record.parts.clone();
             match end {
-                GenerationEnd::Failed(error) => return RunOutcome::Failed { error },
+                GenerationEnd::Finished(FinishReason::Error { failure }) => {
+                    return RunOutcome::Failed { failure };
+                }
+                GenerationEnd::Finished(FinishReason::Aborted { failure }) => {
+                    self.keep_interrupted(&parts);
+                    return RunOutcome::Aborted { failure };
+                }
                 GenerationEnd::Dropped => return RunOutcome::DroppedByDsh,
                 GenerationEnd::Violation(message) => return RunOutcome::Violation { message },
                 GenerationEnd::Finished(FinishReason::ToolCalls)
@@ -248,9 +269,11 @@ impl AgentLoop {
                     }
                 }
                 GenerationEnd::Finished(reason) => {
-                    self.history
-                        .push(Message::Assistant(assistant_parts(&parts)));
-                    return RunOutcome::Finished { reason };
+                    let message = self.assistant(assemble(&parts));
+                    self.history.push(message);
+                    return RunOutcome::Finished {
+                        reason: FinishKind::of(&reason),
+                    };
                 }
             }
         }
@@ -260,29 +283,46 @@ impl AgentLoop {
         ))
     }
 
-    fn request(&self) -> GenerateRequest {
-        GenerateRequest {
-            model: self.setup.model.clone(),
-            system: self.setup.system.clone(),
-            history: self.history.clone(),
-            tools: self
-                .setup
+    /// DSH's request as its loop builds one: provider and model, the whole history, the
+    /// system prompt, the current tools, the session id, no purpose and no sampling
+    /// controls.
+    fn request(&self) -> GenerateOptions {
+        let (provider, model) = split_model(&self.setup.model).unwrap_or((&self.setup.model, ""));
+        let mut request = GenerateOptions::new(provider, model, self.history.clone());
+        request.system = Some(self.setup.system.clone()).filter(|s| !s.is_empty());
+        request.tools = Some(
+            self.setup
                 .tools
                 .iter()
                 .map(|t| t.definition.clone())
                 .collect(),
-            purpose: Purpose::Chat,
-            sampling: SamplingOptions::default(),
-            abort: self.run_abort.clone(),
+        );
+        request.session_id = Some(self.session_id.clone());
+        request.signal = self.run_abort.clone();
+        request
+    }
+
+    /// The assistant message DSH stores for `blocks`.
+    fn assistant(&mut self, blocks: Vec<ContentBlock>) -> Message {
+        let id = self.message_id();
+        assistant_message(id, blocks, &self.setup.model)
+    }
+
+    /// What DSH keeps of an interrupted generation: its text and reasoning, if any.
+    fn keep_interrupted(&mut self, parts: &[StreamChunk]) {
+        let blocks = interrupted(parts);
+        if !blocks.is_empty() {
+            let message = self.assistant(blocks);
+            self.history.push(message);
         }
     }
 
-    /// Reads the stream to its end, recording and validating every item.
+    /// Reads the stream to its end, recording and validating every chunk.
     async fn consume(
         &self,
-        mut stream: PartStream,
+        mut stream: ChunkStream,
         abort: Option<AbortPoint>,
-        parts: &mut Vec<Result<StreamPart, LlmError>>,
+        parts: &mut Vec<StreamChunk>,
     ) -> GenerationEnd {
         let mut validator = StreamValidator::new();
         let terminal = loop {
@@ -292,7 +332,12 @@ impl AgentLoop {
                     Err(message) => GenerationEnd::Violation(message),
                 };
             };
-            let delta = matches!(item, Ok(StreamPart::BlockDelta { .. }));
+            let delta = matches!(
+                item,
+                StreamChunk::TextDelta { .. }
+                    | StreamChunk::ReasoningDelta { .. }
+                    | StreamChunk::ToolCallDelta { .. }
+            );
             if delta && abort == Some(AbortPoint::OnFirstDelta) {
                 self.run_abort.cancel();
             }
@@ -324,60 +369,40 @@ impl AgentLoop {
             }
         }
         match terminal {
-            Ok(StreamPart::Finish { reason }) => GenerationEnd::Finished(reason),
-            Err(error) => GenerationEnd::Failed(error),
-            Ok(other) => {
-                GenerationEnd::Violation(format!("non-terminal {other:?} ended the stream"))
-            }
+            StreamChunk::Finish { reason, .. } => GenerationEnd::Finished(reason),
+            other => GenerationEnd::Violation(format!("non-terminal {other:?} ended the stream")),
         }
     }
 
     /// DSH's record of a tool round the user aborted: the assistant's calls, each
     /// answered with an error result, none executed (the history stays consistent).
-    fn record_aborted_tools(&mut self, parts: &[Result<StreamPart, LlmError>]) {
-        let assistant = assistant_parts(parts);
-        let results = assistant
-            .iter()
-            .filter_map(|p| match p {
-                AssistantPart::ToolCall(call) => Some(ToolResult {
-                    call_id: call.call_id.clone(),
-                    tool_name: call.tool_name.clone(),
-                    output: serde_json::Value::String(ABORTED_BY_USER.to_owned()),
-                    is_error: true,
-                }),
-                _ => None,
-            })
+    fn record_aborted_tools(&mut self, parts: &[StreamChunk]) {
+        let assistant = self.assistant(assemble(parts));
+        let results: Vec<Message> = tool_calls(&assistant)
+            .map(|call| result_message(&call.id, &Value::from(ABORTED_BY_USER), true))
             .collect();
-        self.history.push(Message::Assistant(assistant));
-        self.history.push(Message::Tool(results));
+        self.history.push(assistant);
+        self.history.extend(results);
     }
 
-    /// DSH's side of finish(tool_calls): permissions, execution, durable results.
+    /// DSH's side of finish(tool-calls): permissions, execution, durable results.
     async fn run_tools(
         &mut self,
-        parts: &[Result<StreamPart, LlmError>],
+        parts: &[StreamChunk],
         transcript: &mut Transcript,
     ) -> Result<(), String> {
-        let assistant = assistant_parts(parts);
+        let assistant = self.assistant(assemble(parts));
         let mut results = Vec::new();
-        for call in assistant.iter().filter_map(|p| match p {
-            AssistantPart::ToolCall(call) => Some(call),
-            _ => None,
-        }) {
-            if !self.seen_call_ids.insert(call.call_id.clone()) {
-                return Err(format!("call id `{}` was used before", call.call_id));
+        for call in tool_calls(&assistant) {
+            if !self.seen_call_ids.insert(call.id.clone()) {
+                return Err(format!("call id `{}` was used before", call.id));
             }
             let tool = self
                 .setup
                 .tools
                 .iter()
-                .find(|t| t.definition.name == call.tool_name)
-                .ok_or_else(|| {
-                    format!(
-                        "tool_call for `{}`, which DSH did not offer",
-                        call.tool_name
-                    )
-                })?;
+                .find(|t| t.definition.name == call.name)
+                .ok_or_else(|| format!("tool call for `{}`, which DSH did not offer", call.name))?;
             if tool.permission == crate::scenario::Permission::Allow && !tool.duration.is_zero() {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;
@@ -399,70 +424,40 @@ impl AgentLoop {
             };
             let handled = match side_run {
                 Some((output, is_error)) => Handled {
-                    result: ToolResult {
-                        call_id: call.call_id.clone(),
-                        tool_name: call.tool_name.clone(),
-                        output: Value::String(output),
-                        is_error,
-                    },
+                    result: result_message(&call.id, &Value::String(output), is_error),
                     executed: true,
                 },
                 None => handle_call(tool, call),
             };
             if handled.executed {
-                *transcript
-                    .executions
-                    .entry(call.tool_name.clone())
-                    .or_insert(0) += 1;
+                *transcript.executions.entry(call.name.clone()).or_insert(0) += 1;
             }
-            results.push(handled.result);
+            let mut result = handled.result;
+            result.id = Some(self.message_id());
+            results.push(result);
         }
-        self.history.push(Message::Assistant(assistant));
-        self.history.push(Message::Tool(results));
+        self.history.push(assistant);
+        self.history.extend(results);
         Ok(())
     }
+}
+
+/// The tool calls of an assistant message.
+fn tool_calls(message: &Message) -> impl Iterator<Item = &ToolCallBlock> {
+    message.tool_calls()
+}
+
+/// A short random hex id (a chat's session id), from the clock and the process.
+fn uuid_like() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{:x}{:x}", std::process::id(), nanos)
 }
 
 fn host_failure(message: &str) -> RunOutcome {
     RunOutcome::HostFailure {
         message: message.to_owned(),
     }
-}
-
-/// The assistant message DSH stores for a generation: its text and reasoning blocks and
-/// tool calls, in the order they opened.
-pub fn assistant_parts(parts: &[Result<StreamPart, LlmError>]) -> Vec<AssistantPart> {
-    let mut out: Vec<AssistantPart> = Vec::new();
-    let mut blocks: Vec<(u32, usize)> = Vec::new();
-    for part in parts {
-        match part {
-            Ok(StreamPart::BlockStart { index, kind }) => {
-                blocks.push((*index, out.len()));
-                out.push(match kind {
-                    BlockKind::Text => AssistantPart::Text(String::new()),
-                    BlockKind::Reasoning => AssistantPart::Reasoning(String::new()),
-                });
-            }
-            Ok(StreamPart::BlockDelta { index, delta }) => {
-                let slot = blocks.iter().find(|(i, _)| i == index).map(|(_, at)| *at);
-                if let Some(AssistantPart::Text(text) | AssistantPart::Reasoning(text)) =
-                    slot.and_then(|at| out.get_mut(at))
-                {
-                    text.push_str(delta);
-                }
-            }
-            Ok(StreamPart::ToolCall {
-                call_id,
-                tool_name,
-                arguments,
-                ..
-            }) => out.push(AssistantPart::ToolCall(ToolCallPart {
-                call_id: call_id.clone(),
-                tool_name: tool_name.clone(),
-                arguments: arguments.clone(),
-            })),
-            _ => {}
-        }
-    }
-    out
 }

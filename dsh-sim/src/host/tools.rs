@@ -3,7 +3,7 @@
 //! execution (C17): an allowed call produces its scripted output, a denied one an error
 //! result, and only allowed calls count as executions.
 
-use antigravity_acp::contract::{ToolCallPart, ToolDefinition, ToolResult};
+use antigravity_acp::contract::{ContentBlock, Message, ToolCallBlock, ToolSchema};
 use serde_json::Value;
 
 use crate::scenario::{Permission, ToolSpec};
@@ -29,7 +29,7 @@ pub enum ToolBehaviour {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostTool {
     /// What the model is offered.
-    pub definition: ToolDefinition,
+    pub definition: ToolSchema,
     /// DSH's permission policy for it.
     pub permission: Permission,
     /// What executing it yields.
@@ -51,10 +51,10 @@ impl HostTool {
             (None, None, None) => ToolBehaviour::Output(Value::String("ok".to_owned())),
         };
         Self {
-            definition: ToolDefinition {
+            definition: ToolSchema {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
-                input_schema: spec.schema.clone(),
+                parameters: spec.schema.clone(),
             },
             permission: spec.permission,
             behaviour,
@@ -66,14 +66,14 @@ impl HostTool {
 /// The result of handling one call, and whether it was executed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Handled {
-    /// The durable result DSH records.
-    pub result: ToolResult,
+    /// The durable result DSH records: its tool-result message.
+    pub result: Message,
     /// Whether DSH executed the tool (false when it denied the call).
     pub executed: bool,
 }
 
 /// Applies DSH's permission policy to `call` and, if allowed, "executes" it.
-pub fn handle_call(tool: &HostTool, call: &ToolCallPart) -> Handled {
+pub fn handle_call(tool: &HostTool, call: &ToolCallBlock) -> Handled {
     let (output, is_error, executed) = match (tool.permission, &tool.behaviour) {
         (Permission::Deny, _) => (Value::String(PERMISSION_DENIED.to_owned()), true, false),
         (Permission::Allow, ToolBehaviour::Output(output)) => (output.clone(), false, true),
@@ -88,12 +88,18 @@ pub fn handle_call(tool: &HostTool, call: &ToolCallPart) -> Handled {
         ),
     };
     Handled {
-        result: ToolResult {
-            call_id: call.call_id.clone(),
-            tool_name: call.tool_name.clone(),
-            output,
-            is_error,
-        },
+        result: result_message(&call.id, &output, is_error),
         executed,
     }
+}
+
+/// DSH's tool-result message for `call_id` (`createToolResultMessage`: a user message
+/// with one `tool-result` block, sourced from the tool): a string output as its text, any
+/// other JSON as its JSON text.
+pub fn result_message(call_id: &str, output: &Value, is_error: bool) -> Message {
+    let text = match output {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    Message::tool_result(call_id, vec![ContentBlock::text(text)], is_error)
 }

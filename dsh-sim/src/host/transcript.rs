@@ -1,14 +1,14 @@
-//! The DSH-side record of a chat: every generate request (summarised), every stream
-//! part, how each agent-loop run ended, and how often each tool ran. The runner judges
+//! The DSH-side record of a chat: every `stream` request (summarised), every chunk, how
+//! each agent-loop run ended, and how often each tool ran. The runner judges
 //! expectations from it and leaves it as an artefact when a scenario fails.
 
 use std::collections::BTreeMap;
 
 use antigravity_acp::contract::{
-    AssistantPart, BlockKind, FinishReason, GenerateRequest, LlmError, Message, StreamPart,
-    UserPart,
+    ContentBlock, ContentBlockType, FinishReason, GenerateOptions, LlmFailure, Message, Role,
+    StreamChunk,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Everything DSH saw during one scenario.
 #[derive(Debug, Default, Serialize)]
@@ -30,13 +30,54 @@ pub struct RunRecord {
     pub outcome: RunOutcome,
 }
 
-/// One `generate` call: what was asked and everything that came back.
+/// One `stream` call: what was asked and everything that came back.
 #[derive(Debug, Serialize)]
 pub struct GenerationRecord {
     /// The request, summarised.
     pub request: RequestSummary,
-    /// Every item of the stream, in order (errors included).
-    pub parts: Vec<Result<StreamPart, LlmError>>,
+    /// Every chunk of the stream, in order.
+    pub parts: Vec<StreamChunk>,
+}
+
+/// The kind of a `finish` chunk's reason (DSH's `FinishReason.kind`), as scenarios spell
+/// it in `expect.finish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishKind {
+    /// `stop`.
+    Stop,
+    /// `tool-calls`.
+    ToolCalls,
+    /// `max-tokens`.
+    MaxTokens,
+    /// `aborted` (with a failure, code `ABORTED`).
+    Aborted,
+    /// `error` (with a failure).
+    Error,
+}
+
+impl FinishKind {
+    /// The kind of `reason`.
+    pub fn of(reason: &FinishReason) -> Self {
+        match reason {
+            FinishReason::Stop => Self::Stop,
+            FinishReason::ToolCalls => Self::ToolCalls,
+            FinishReason::MaxTokens => Self::MaxTokens,
+            FinishReason::Aborted { .. } => Self::Aborted,
+            FinishReason::Error { .. } => Self::Error,
+        }
+    }
+
+    /// DSH's spelling (`stop`, `tool-calls`, `max-tokens`, `aborted`, `error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::ToolCalls => "tool-calls",
+            Self::MaxTokens => "max-tokens",
+            Self::Aborted => "aborted",
+            Self::Error => "error",
+        }
+    }
 }
 
 /// How an agent-loop run ended.
@@ -45,20 +86,26 @@ pub struct GenerationRecord {
 pub enum RunOutcome {
     /// Still running (or cut off by the scenario's time bound).
     Unfinished,
-    /// A terminal finish other than `tool_calls`.
+    /// A terminal `stop` or `max-tokens` finish (`tool-calls` ends a run only when DSH
+    /// aborts it).
     Finished {
-        /// Its reason.
-        reason: FinishReason,
+        /// Its kind.
+        reason: FinishKind,
+    },
+    /// An `aborted` finish.
+    Aborted {
+        /// Why (code `ABORTED`).
+        failure: LlmFailure,
     },
     /// DSH aborted the run when a generation finished with tool calls, instead of
     /// running them (the user pressed stop).
     AbortedWithToolsPending,
     /// DSH dropped the stream at the first block delta (an early return).
     DroppedByDsh,
-    /// The adapter ended a generation with an error.
+    /// The adapter ended a generation with an `error` finish.
     Failed {
-        /// The error.
-        error: LlmError,
+        /// Why.
+        failure: LlmFailure,
     },
     /// The adapter broke the stream protocol (or the tool-call rules) as DSH judges it.
     Violation {
@@ -76,22 +123,25 @@ impl std::fmt::Display for RunOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Unfinished => f.write_str("unfinished"),
-            Self::Finished { reason } => write!(f, "finish({})", finish_name(*reason)),
+            Self::Finished { reason } => write!(f, "finish({})", reason.name()),
+            Self::Aborted { failure } => write!(f, "finish(aborted {})", failure.code),
             Self::AbortedWithToolsPending => {
-                f.write_str("finish(tool_calls), then aborted by DSH with the tools pending")
+                f.write_str("finish(tool-calls), then aborted by DSH with the tools pending")
             }
             Self::DroppedByDsh => f.write_str("stream dropped by DSH at the first delta"),
-            Self::Failed { error } => write!(f, "error {error}"),
+            Self::Failed { failure } => {
+                write!(f, "finish(error {}: {})", failure.code, failure.message)
+            }
             Self::Violation { message } => write!(f, "stream protocol violation: {message}"),
             Self::HostFailure { message } => write!(f, "host failure: {message}"),
         }
     }
 }
 
-/// A generate request as the transcript shows it.
+/// A `stream` request as the transcript shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequestSummary {
-    /// The model id.
+    /// The model, as `provider/model`.
     pub model: String,
     /// The system prompt.
     pub system: String,
@@ -99,111 +149,117 @@ pub struct RequestSummary {
     pub history: Vec<String>,
     /// The offered tools' names.
     pub tools: Vec<String>,
-    /// The purpose.
+    /// The purpose (`chat` when DSH sets none).
     pub purpose: String,
 }
 
 impl RequestSummary {
     /// Summarises `request`.
-    pub fn of(request: &GenerateRequest) -> Self {
+    pub fn of(request: &GenerateOptions) -> Self {
+        let purpose = request
+            .purpose
+            .and_then(|p| serde_json::to_value(p).ok())
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "chat".to_owned());
         Self {
-            model: request.model.clone(),
-            system: request.system.clone(),
-            history: request.history.iter().map(message_line).collect(),
-            tools: request.tools.iter().map(|t| t.name.clone()).collect(),
-            purpose: format!("{:?}", request.purpose).to_lowercase(),
+            model: format!("{}/{}", request.provider, request.model),
+            system: request.system().to_owned(),
+            history: request.messages.iter().map(message_line).collect(),
+            tools: request.tools().iter().map(|t| t.name.clone()).collect(),
+            purpose,
         }
     }
 }
 
 fn message_line(message: &Message) -> String {
-    match message {
-        Message::User(parts) => {
-            let parts: Vec<String> = parts
-                .iter()
-                .map(|p| match p {
-                    UserPart::Text(text) => format!("{text:?}"),
-                    UserPart::Binary(b) => format!("<{} binary>", b.media_type),
-                })
-                .collect();
-            format!("user: {}", parts.join(" "))
+    let role = match message.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let blocks: Vec<String> = message.content.iter().map(block_line).collect();
+    format!("{role}: {}", blocks.join("; "))
+}
+
+fn block_line(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(t) => format!("{:?}", t.text),
+        ContentBlock::Reasoning(r) => format!("reasoning {:?}", r.text),
+        ContentBlock::Image(i) => format!("<image {}>", i.attachment.media_type),
+        ContentBlock::ToolCall(call) => {
+            format!("tool_call {} {} {}", call.id, call.name, call.arguments)
         }
-        Message::Assistant(parts) => {
-            let parts: Vec<String> = parts
-                .iter()
-                .map(|p| match p {
-                    AssistantPart::Text(text) => format!("text {text:?}"),
-                    AssistantPart::Reasoning(text) => format!("reasoning {text:?}"),
-                    AssistantPart::ToolCall(call) => format!(
-                        "tool_call {} {} {}",
-                        call.call_id, call.tool_name, call.arguments
-                    ),
-                })
-                .collect();
-            format!("assistant: {}", parts.join("; "))
+        ContentBlock::ToolResult(result) => {
+            let flag = if result.is_error == Some(true) {
+                " (error)"
+            } else {
+                ""
+            };
+            let content: Vec<String> = result.content.iter().map(block_line).collect();
+            format!(
+                "tool_result {}{flag} {}",
+                result.tool_call_id,
+                content.join(" ")
+            )
         }
-        Message::Tool(results) => {
-            let results: Vec<String> = results
-                .iter()
-                .map(|r| {
-                    let flag = if r.is_error { " is_error" } else { "" };
-                    format!("{} {}{flag} {}", r.call_id, r.tool_name, r.output)
-                })
-                .collect();
-            format!("tool: {}", results.join("; "))
-        }
+        ContentBlock::Other(value) => format!("<{value}>"),
     }
 }
 
-/// The stable spelling of a finish reason (`stop`, `tool_calls`, ...).
-pub fn finish_name(reason: FinishReason) -> &'static str {
-    match reason {
-        FinishReason::Stop => "stop",
-        FinishReason::ToolCalls => "tool_calls",
-        FinishReason::Length => "length",
-        FinishReason::Refusal => "refusal",
-        FinishReason::Cancelled => "cancelled",
+/// A finish chunk as `expect.streams` spells it: `finish: stop`, `finish: tool-calls`,
+/// `finish: aborted ABORTED`, `finish: error ACP_TIMEOUT`.
+pub fn finish_line(reason: &FinishReason) -> String {
+    let kind = FinishKind::of(reason).name();
+    match reason.failure() {
+        Some(failure) => format!("finish: {kind} {}", failure.code),
+        None => format!("finish: {kind}"),
     }
 }
 
 /// A generation's stream as one line per block, in the order blocks opened: the form
 /// `expect.streams` compares with (`reasoning#0: …`, `text#1: …`,
-/// `tool_call#2: name {args}`, `occupancy: used/size`, `finish: stop`, `error: code`).
-pub fn summarize(parts: &[Result<StreamPart, LlmError>]) -> Vec<String> {
+/// `tool_call#2: name {args}`, `usage: in/out`, `finish: stop`, `finish: error CODE`).
+/// A tool call's line is written from its `block-end` (the assembled `ToolCallBlock`).
+pub fn summarize(parts: &[StreamChunk]) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut open: BTreeMap<u32, usize> = BTreeMap::new();
     for part in parts {
         match part {
-            Ok(StreamPart::BlockStart { index, kind }) => {
-                let kind = match kind {
-                    BlockKind::Text => "text",
-                    BlockKind::Reasoning => "reasoning",
+            StreamChunk::BlockStart { index, block_type } => {
+                let kind = match block_type {
+                    ContentBlockType::Text => "text",
+                    ContentBlockType::Reasoning => "reasoning",
+                    // A tool call's line comes from its block-end.
+                    _ => continue,
                 };
                 open.insert(*index, lines.len());
                 lines.push(format!("{kind}#{index}: "));
             }
-            Ok(StreamPart::BlockDelta { index, delta }) => {
+            StreamChunk::TextDelta { index, text }
+            | StreamChunk::ReasoningDelta { index, text } => {
                 if let Some(line) = open.get(index).and_then(|at| lines.get_mut(*at)) {
-                    line.push_str(delta);
+                    line.push_str(text);
                 }
             }
-            Ok(StreamPart::BlockEnd { .. }) => {}
-            Ok(StreamPart::ToolCall {
+            StreamChunk::ToolCallDelta { .. } => {}
+            StreamChunk::BlockEnd {
                 index,
-                tool_name,
-                arguments,
-                ..
-            }) => lines.push(format!(
-                "tool_call#{index}: {tool_name} {}",
-                canonical_json(arguments)
-            )),
-            Ok(StreamPart::ContextOccupancy { used, size }) => {
-                lines.push(format!("occupancy: {used}/{size}"));
+                block: ContentBlock::ToolCall(call),
+            } => {
+                let arguments = serde_json::from_str(&call.arguments)
+                    .map(|v| canonical_json(&v))
+                    .unwrap_or_else(|_| call.arguments.clone());
+                lines.push(format!("tool_call#{index}: {} {arguments}", call.name));
             }
-            Ok(StreamPart::Finish { reason }) => {
-                lines.push(format!("finish: {}", finish_name(*reason)));
+            StreamChunk::BlockEnd { .. } => {}
+            StreamChunk::Usage { usage } => {
+                lines.push(format!(
+                    "usage: {}/{}",
+                    usage.input_tokens, usage.output_tokens
+                ));
             }
-            Err(error) => lines.push(format!("error: {}", error.code)),
+            StreamChunk::Finish { reason, .. } => lines.push(finish_line(reason)),
         }
     }
     lines
@@ -235,18 +291,18 @@ pub fn canonical_json(value: &serde_json::Value) -> String {
 }
 
 /// The visible text of a generation: its text blocks' deltas joined.
-pub fn visible_text(parts: &[Result<StreamPart, LlmError>]) -> String {
+pub fn visible_text(parts: &[StreamChunk]) -> String {
     let mut text_blocks = std::collections::BTreeSet::new();
     let mut text = String::new();
     for part in parts {
         match part {
-            Ok(StreamPart::BlockStart {
+            StreamChunk::BlockStart {
                 index,
-                kind: BlockKind::Text,
-            }) => {
+                block_type: ContentBlockType::Text,
+            } => {
                 text_blocks.insert(*index);
             }
-            Ok(StreamPart::BlockDelta { index, delta }) if text_blocks.contains(index) => {
+            StreamChunk::TextDelta { index, text: delta } if text_blocks.contains(index) => {
                 text.push_str(delta);
             }
             _ => {}
@@ -256,10 +312,10 @@ pub fn visible_text(parts: &[Result<StreamPart, LlmError>]) -> String {
 }
 
 impl Transcript {
-    /// The error the last run ended with, if it failed.
-    pub fn last_error(&self) -> Option<&LlmError> {
+    /// The failure the last run ended with (an `error` or `aborted` finish).
+    pub fn last_failure(&self) -> Option<&LlmFailure> {
         match &self.runs.last()?.outcome {
-            RunOutcome::Failed { error } => Some(error),
+            RunOutcome::Failed { failure } | RunOutcome::Aborted { failure } => Some(failure),
             _ => None,
         }
     }
@@ -288,11 +344,8 @@ impl Transcript {
                     out.push_str(&format!("    history  {line}\n"));
                 }
                 for part in &generation.parts {
-                    let line = match part {
-                        Ok(part) => serde_json::to_string(part).unwrap_or_default(),
-                        Err(error) => format!("error {error}"),
-                    };
-                    out.push_str(&format!("    part     {line}\n"));
+                    let line = serde_json::to_string(part).unwrap_or_default();
+                    out.push_str(&format!("    chunk    {line}\n"));
                 }
             }
             out.push_str(&format!("  outcome: {}\n", run.outcome));

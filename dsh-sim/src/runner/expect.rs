@@ -1,9 +1,7 @@
 //! Judging a scenario's DSH-side expectations (`expect.finish`, `error`, `generations`,
 //! `executions`, `final_text`, `streams`) against the transcript of the chat.
 
-use antigravity_acp::contract::FinishReason;
-
-use crate::host::transcript::{RunOutcome, Transcript, finish_name, summarize, visible_text};
+use crate::host::transcript::{FinishKind, RunOutcome, Transcript, summarize, visible_text};
 use crate::scenario::Expectations;
 
 /// Every DSH-side expectation that does not hold, as readable sentences.
@@ -60,8 +58,9 @@ pub fn check_transcript(expect: &Expectations, transcript: &Transcript) -> Vec<S
     failures
 }
 
-/// Earlier runs must finish; the last one must end as `finish`/`error` say. Protocol
-/// violations and host failures always fail.
+/// Earlier runs must finish (an `aborted` finish counts); the last one must end as
+/// `finish`/`error` say. An `error` finish, protocol violations and host failures always
+/// fail unless expected.
 fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut Vec<String>) {
     let Some((last, earlier)) = transcript.runs.split_last() else {
         failures.push("no user message was run".to_owned());
@@ -71,6 +70,7 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
         if !matches!(
             run.outcome,
             RunOutcome::Finished { .. }
+                | RunOutcome::Aborted { .. }
                 | RunOutcome::AbortedWithToolsPending
                 | RunOutcome::DroppedByDsh
         ) {
@@ -82,22 +82,36 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
             ));
         }
     }
-    match (&last.outcome, expect.error, expect.finish) {
-        (RunOutcome::Failed { error }, Some(code), _) if error.code == code => {}
-        (outcome, Some(code), _) => failures.push(format!(
-            "expected the last run to fail with `{code}`, it ended with {outcome}"
+    let (kind, failure) = match &last.outcome {
+        RunOutcome::Finished { reason } => (Some(*reason), None),
+        RunOutcome::Aborted { failure } => (Some(FinishKind::Aborted), Some(failure)),
+        RunOutcome::Failed { failure } => (Some(FinishKind::Error), Some(failure)),
+        RunOutcome::AbortedWithToolsPending => (Some(FinishKind::ToolCalls), None),
+        _ => (None, None),
+    };
+    if let Some(code) = expect.error
+        && failure.is_none_or(|f| f.code != code.as_str())
+    {
+        failures.push(format!(
+            "expected the last run to fail with `{code}`, it ended with {}",
+            last.outcome
+        ));
+        return;
+    }
+    let dropped_as_expected =
+        matches!(last.outcome, RunOutcome::DroppedByDsh) && expect.finish.is_none();
+    match (kind, expect.finish) {
+        (Some(kind), Some(expected)) if kind != expected => failures.push(format!(
+            "expected finish({}), the last run ended with {}",
+            expected.name(),
+            last.outcome
         )),
-        (RunOutcome::Finished { reason }, None, Some(expected)) if *reason != expected => {
-            failures.push(format!(
-                "expected finish({}), the last run ended with finish({})",
-                finish_name(expected),
-                finish_name(*reason)
-            ));
+        (Some(FinishKind::Error), None) if expect.error.is_none() => {
+            failures.push(format!("the last run ended with {}", last.outcome));
         }
-        (RunOutcome::Finished { .. }, None, _) => {}
-        (RunOutcome::AbortedWithToolsPending, None, None | Some(FinishReason::ToolCalls)) => {}
-        (RunOutcome::DroppedByDsh, None, None) => {}
-        (outcome, None, _) => failures.push(format!("the last run ended with {outcome}")),
+        (Some(_), _) => {}
+        (None, _) if dropped_as_expected => {}
+        (None, _) => failures.push(format!("the last run ended with {}", last.outcome)),
     }
 }
 

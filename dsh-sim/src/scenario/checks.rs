@@ -76,8 +76,14 @@ impl Check for DshScript {
 
 impl Check for Expectations {
     fn check(&self) -> Result<(), String> {
-        if self.finish.is_some() && self.error.is_some() {
-            return Err("`expect` sets both `finish` and `error`; a run ends with one".to_owned());
+        use crate::host::transcript::FinishKind;
+        if let (Some(finish), Some(_)) = (self.finish, self.error)
+            && !matches!(finish, FinishKind::Error | FinishKind::Aborted)
+        {
+            return Err(format!(
+                "`expect.error` names a failure, but `finish: {}` carries none (use `error` or `aborted`)",
+                finish.name()
+            ));
         }
         Ok(())
     }

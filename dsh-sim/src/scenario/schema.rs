@@ -3,7 +3,7 @@
 //! strict parser stays the judge; the schema is its editor-side mirror (a test keeps the
 //! committed file current, and every scenario names it in its first line).
 
-use antigravity_acp::contract::{FinishReason, LlmErrorCode};
+use antigravity_acp::contract::LlmErrorCode;
 use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator, json_schema};
 
@@ -31,68 +31,11 @@ pub fn scenario_schema_json() -> String {
     text
 }
 
-/// The adapter's finish reasons, as scenarios spell them (`expect.finish`).
-pub(super) fn finish_reason(_: &mut SchemaGenerator) -> Schema {
-    let every = [
-        FinishReason::Stop,
-        FinishReason::ToolCalls,
-        FinishReason::Length,
-        FinishReason::Refusal,
-        FinishReason::Cancelled,
-    ];
-    // A new reason fails to compile here, reminding whoever adds it to list it above.
-    let _listed = |reason: FinishReason| match reason {
-        FinishReason::Stop
-        | FinishReason::ToolCalls
-        | FinishReason::Length
-        | FinishReason::Refusal
-        | FinishReason::Cancelled => (),
-    };
-    string_enum(
-        "The finish reason of the last run.",
-        every.iter().filter_map(|r| serde_json::to_value(r).ok()),
-    )
-}
-
-/// The adapter's `LlmError` codes, as scenarios spell them (`expect.error`).
+/// The adapter's failure codes, as scenarios spell them (`expect.error`): DSH's strings.
 pub(super) fn llm_error_code(_: &mut SchemaGenerator) -> Schema {
-    use LlmErrorCode as C;
-    let every = [
-        C::AuthRequired,
-        C::ServerUnavailable,
-        C::ServerError,
-        C::ModelUnavailable,
-        C::InvalidHistory,
-        C::InvalidToolDefinition,
-        C::UnsupportedInput,
-        C::UnsupportedOption,
-        C::Timeout,
-        C::Busy,
-        C::NativeToolRejected,
-        C::Disposed,
-        C::Internal,
-        C::InstallFailed,
-    ];
-    // A new code fails to compile here, reminding whoever adds it to list it above.
-    let _listed = |code: C| match code {
-        C::AuthRequired
-        | C::ServerUnavailable
-        | C::ServerError
-        | C::ModelUnavailable
-        | C::InvalidHistory
-        | C::InvalidToolDefinition
-        | C::UnsupportedInput
-        | C::UnsupportedOption
-        | C::Timeout
-        | C::Busy
-        | C::NativeToolRejected
-        | C::Disposed
-        | C::Internal
-        | C::InstallFailed => (),
-    };
     string_enum(
-        "The LlmError code the last run must fail with.",
-        every.iter().map(|code| code.as_str().into()),
+        "The code of the failure the last run's finish carries (a DSH string).",
+        LlmErrorCode::ALL.iter().map(|code| code.as_str().into()),
     )
 }
 

@@ -23,8 +23,8 @@ pub fn judge_install(
 ) -> Vec<String> {
     let mut failures = record.failures.clone();
     let refusal = transcript
-        .last_error()
-        .filter(|e| e.code == LlmErrorCode::InstallFailed);
+        .last_failure()
+        .filter(|f| f.code == LlmErrorCode::AcpInstallFailed.as_str());
     let outcome = outcome_of(&record.events, refusal.is_some());
     if let Some(expect) = expect {
         if let Some(expected) = expect.downloads
