@@ -166,7 +166,7 @@ async fn a_tool_the_adapter_cannot_export_is_refused() {
     let output = bridge_with(&tools).await;
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("invalid_tool_definition"), "{stderr}");
+    assert!(stderr.contains("ACP_TOOL_CATALOG_INVALID"), "{stderr}");
     std::fs::write(&tools, r#"[{"nam": "t"}]"#).unwrap();
     let output = bridge_with(&tools).await;
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -61,10 +61,13 @@ fn a_failed_scenario_leaves_its_transcript_journal_and_diagram() {
     assert!(read("reasons.txt").contains("something else entirely"));
     let transcript = read("transcript.txt");
     assert!(
-        transcript.contains("\"type\":\"tool_call\""),
+        transcript.contains("\"type\":\"tool-call-delta\""),
         "{transcript}"
     );
-    assert!(transcript.contains("history  tool: "), "{transcript}");
+    assert!(
+        transcript.contains("history  user: tool_result "),
+        "{transcript}"
+    );
     let json: serde_json::Value = serde_json::from_str(&read("transcript.json")).unwrap();
     assert_eq!(json["runs"][0]["generations"].as_array().unwrap().len(), 2);
     let journal = std::fs::read_dir(folder.join("journal")).unwrap().count();

@@ -195,6 +195,6 @@ pub enum InstallOutcomeKind {
     Reused,
     /// The install was broken and was made again.
     Repaired,
-    /// The install failed: the chat ended with `install_failed`.
+    /// The install failed: the chat ended with `ACP_INSTALL_FAILED`.
     Refused,
 }
