@@ -1,0 +1,41 @@
+/**
+ * Builds the addon with plain cargo and copies it where the loader looks: beside the
+ * loader (`antigravity-acp-dsh.<platform>.node`, a local build) and into the platform
+ * package (`npm/<platform>/`, what ships prebuilt).
+ *
+ *   node scripts/build.mjs --release   # what a user installs (`npm run build`)
+ *   node scripts/build.mjs --debug     # CI: debug, with the test hooks (`testPanic`)
+ * @module scripts/build
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { platformTag } from '../lib/binding-platform.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkg = resolve(here, '..');
+const release = !process.argv.includes('--debug');
+const tag = platformTag();
+
+const args = ['build', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
+if (release) args.push('--release');
+else args.push('--features', 'test-hooks');
+const output = execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+
+let library;
+for (const line of output.split('\n')) {
+  if (!line.startsWith('{')) continue;
+  const message = JSON.parse(line);
+  if (message.reason === 'compiler-artifact' && message.target?.name === 'antigravity_acp_dsh') {
+    library = message.filenames.find((f) => /\.(so|dylib|dll)$/.test(f));
+  }
+}
+if (!library || !existsSync(library)) throw new Error('cargo built no antigravity_acp_dsh library');
+
+const file = `antigravity-acp-dsh.${tag}.node`;
+const platformDir = join(pkg, 'npm', tag);
+for (const target of [join(pkg, file), ...(existsSync(platformDir) ? [join(platformDir, file)] : [])]) {
+  copyFileSync(library, target);
+  console.log(`${release ? 'release' : 'debug'} addon: ${target}`);
+}

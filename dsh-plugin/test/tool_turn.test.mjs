@@ -1,0 +1,120 @@
+// Tool turns across two `ctx.llm.stream` calls: the first ends `tool-calls` with DSH's
+// tool call, the second carries the assistant's message and DSH's tool result (both
+// shapes DSH has used) and the server's turn goes on from the parked MCP call. What the
+// server received is read from the fake's journal.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import plugin from '../index.js';
+import { drain } from './helpers/checker.mjs';
+import { fakeServer } from './helpers/fake.mjs';
+import { startHost } from './helpers/host.mjs';
+import { assistant, request, toolResult, user } from './helpers/requests.mjs';
+import { brokenExpectations, ECHO, toolCallAnswers } from './helpers/journal.mjs';
+
+for (const shape of ['0.1', '0.2']) {
+  test(`a tool turn completes across two streams (tool result in the ${shape}.x shape)`, async (t) => {
+    const fake = fakeServer({
+      turns: [
+        {
+          match: { prompt_contains: 'use the echo tool' },
+          steps: [
+            { call: { tool: 'echo', args: { text: 'PROBE-9' } } },
+            { expect_result: { is_error: false, contains: 'PROBE-9 echoed' } },
+            { text: 'The tool said PROBE-9.' },
+          ],
+        },
+      ],
+    });
+    t.after(() => fake.remove());
+    const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+    try {
+      const asked = user('Please use the echo tool');
+      const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));
+      assert.deepEqual(first.finish, { kind: 'tool-calls' });
+      assert.equal(first.toolCalls.length, 1);
+      const [call] = first.toolCalls;
+      assert.equal(call.name, 'echo');
+      assert.deepEqual(JSON.parse(call.arguments), { text: 'PROBE-9' });
+
+      const history = [asked, assistant(first.blocks), toolResult(shape, call.id, 'PROBE-9 echoed')];
+      const second = await drain(host.llm.stream(request(history, { tools: [ECHO] })));
+      assert.deepEqual(second.finish, { kind: 'stop' });
+      assert.equal(second.text, 'The tool said PROBE-9.');
+
+      const answers = toolCallAnswers(fake);
+      assert.equal(answers.length, 1);
+      assert.equal(answers[0].result.isError, false);
+      assert.deepEqual(brokenExpectations(fake), []);
+      assert.equal(fake.methods().filter((m) => m === 'session/prompt').length, 1, 'one server turn for the exchange');
+    } finally {
+      await host.stop();
+    }
+    assert.deepEqual(fake.pids(), []);
+    assert.deepEqual(fake.scratchLeft(), []);
+  });
+}
+
+test('a denied tool call (isError: true) reaches the server as an MCP error result', async (t) => {
+  const fake = fakeServer({
+    turns: [
+      {
+        match: { prompt_contains: 'delete the temp file' },
+        steps: [
+          { call: { tool: 'delete_file', args: { path: 'notes.tmp' } } },
+          { expect_result: { is_error: true, contains: 'permission denied' } },
+          { text: 'I could not delete it.' },
+        ],
+      },
+    ],
+  });
+  t.after(() => fake.remove());
+  const tool = { name: 'delete_file', description: 'Deletes a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  try {
+    const asked = user('Please delete the temp file');
+    const first = await drain(host.llm.stream(request([asked], { tools: [tool] })));
+    assert.deepEqual(first.finish, { kind: 'tool-calls' });
+    const [call] = first.toolCalls;
+    const denied = toolResult('0.1', call.id, 'permission denied by the user', true);
+    const second = await drain(host.llm.stream(request([asked, assistant(first.blocks), denied], { tools: [tool] })));
+    assert.deepEqual(second.finish, { kind: 'stop' });
+    assert.equal(second.text, 'I could not delete it.');
+    const answers = toolCallAnswers(fake);
+    assert.equal(answers.length, 1);
+    assert.equal(answers[0].result.isError, true, 'the MCP result is an error result');
+    assert.deepEqual(brokenExpectations(fake), []);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('parallel tool calls of one generation come back as one tool-calls finish and are answered together', async (t) => {
+  const fake = fakeServer({
+    turns: [
+      {
+        match: { prompt_contains: 'echo twice' },
+        steps: [
+          { parallel: [{ tool: 'echo', args: { text: 'A' } }, { tool: 'echo', args: { text: 'B' } }] },
+          { expect_result: { is_error: false, contains: 'echoed' } },
+          { text: 'Both done.' },
+        ],
+      },
+    ],
+  });
+  t.after(() => fake.remove());
+  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  try {
+    const asked = user('Please echo twice');
+    const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));
+    assert.deepEqual(first.finish, { kind: 'tool-calls' });
+    assert.deepEqual(first.toolCalls.map((c) => JSON.parse(c.arguments).text).sort(), ['A', 'B']);
+    const results = first.toolCalls.map((c) => toolResult('0.2', c.id, `${JSON.parse(c.arguments).text} echoed`));
+    const second = await drain(host.llm.stream(request([asked, assistant(first.blocks), ...results], { tools: [ECHO] })));
+    assert.deepEqual(second.finish, { kind: 'stop' });
+    assert.equal(second.text, 'Both done.');
+    assert.equal(toolCallAnswers(fake).length, 2);
+    assert.deepEqual(brokenExpectations(fake), []);
+  } finally {
+    await host.stop();
+  }
+});
