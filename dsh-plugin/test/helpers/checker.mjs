@@ -109,3 +109,29 @@ export async function drain(stream, hooks = {}) {
     assembler,
   };
 }
+
+/**
+ * DSH's agent loop in miniature: stream, and while the model asks for tools, append its
+ * message and one result per call (from `answer`), and stream again.
+ * @param {any} llm - `ctx.llm`.
+ * @param {(messages: any[]) => any} build - the request for a history.
+ * @param {any[]} messages - the history so far (extended in place).
+ * @param {(call: any) => any} answer - the tool-result message for a call.
+ * @param {number} [maxRounds]
+ * @returns {Promise<{rounds: any[], last: any, calls: any[]}>}
+ */
+export async function agentLoop(llm, build, messages, answer, maxRounds = 6) {
+  const rounds = [];
+  const calls = [];
+  for (let round = 0; round < maxRounds; round++) {
+    const out = await drain(llm.stream(build(messages)));
+    rounds.push(out);
+    if (out.finish.kind !== 'tool-calls') return { rounds, last: out, calls };
+    messages.push(out.assembler.message({ kind: 'model', provider: 'antigravity-acp', model: 'server-default' }));
+    for (const call of out.toolCalls) {
+      calls.push(call);
+      messages.push(answer(call));
+    }
+  }
+  throw new Error(`the model still asked for tools after ${maxRounds} rounds`);
+}
