@@ -19,12 +19,13 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /**
  * Load the addon.
- * @returns {object} the binding's exports (`Provider`, `ChunkStreamHandle`, `benchDrain`).
+ * @returns {{addon: object, path: string}} the binding's exports (`Provider`,
+ *   `ChunkStreamHandle`, `benchDrain`) and the file they came from.
  */
 export function loadBinding() {
   const tried = [];
   const explicit = process.env.ANTIGRAVITY_ACP_DSH_ADDON;
-  if (explicit) return require(explicit);
+  if (explicit) return { addon: require(explicit), path: require.resolve(explicit) };
   const tag = platformTag();
   if (!PLATFORMS.includes(tag)) {
     throw new Error(
@@ -34,13 +35,13 @@ export function loadBinding() {
   }
   const pkg = `antigravity-acp-dsh-${tag}`;
   try {
-    return require(pkg);
+    return { addon: require(pkg), path: require.resolve(pkg) };
   } catch (error) {
     if (error?.code !== 'MODULE_NOT_FOUND') throw error;
     tried.push(pkg);
   }
   const local = join(root, `antigravity-acp-dsh.${tag}.node`);
-  if (existsSync(local)) return require(local);
+  if (existsSync(local)) return { addon: require(local), path: local };
   tried.push(local);
   throw new Error(
     `antigravity-acp-dsh: no addon for ${tag} (tried ${tried.join(', ')}); ` +
@@ -48,5 +49,10 @@ export function loadBinding() {
   );
 }
 
+const loaded = loadBinding();
+
 /** The loaded addon, shared by every plugin scope of the process. */
-export const binding = loadBinding();
+export const binding = loaded.addon;
+
+/** The file the addon was loaded from. */
+export const addonPath = loaded.path;
