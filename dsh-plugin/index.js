@@ -13,9 +13,12 @@
  */
 import { AntigravityAcpAdapter } from './lib/adapter.js';
 import { Config, configJson, DEFAULT_PROVIDER } from './lib/config.js';
+import { addonPath } from './lib/binding.js';
 
 export const name = 'llm-antigravity-acp';
 export const inject = ['llm'];
+/** Which addon file this process loaded (a diagnostic: platform package or local build). */
+export { addonPath };
 export { Config, AntigravityAcpAdapter, DEFAULT_PROVIDER };
 
 /**
