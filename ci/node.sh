@@ -7,14 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo build (debug addon with test hooks, fake-antigravity)"
-cargo build --locked -p antigravity-acp-dsh --features test-hooks
+echo "== cargo build -p fake-antigravity"
 cargo build --locked -p fake-antigravity
 
 echo "== npm ci (dsh-plugin)"
 npm --prefix dsh-plugin ci --no-audit --no-fund
 
-echo "== copy the debug addon where the loader finds it"
+echo "== the debug addon with test hooks (cargo), copied where the loader finds it"
 npm --prefix dsh-plugin run build:debug
 
 echo "== node --test (Node 20 and Node 22)"

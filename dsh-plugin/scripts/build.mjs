@@ -18,7 +18,7 @@ const pkg = resolve(here, '..');
 const release = !process.argv.includes('--debug');
 const tag = platformTag();
 
-const args = ['build', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
+const args = ['build', '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
 if (release) args.push('--release');
 else args.push('--features', 'test-hooks');
 const output = execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
