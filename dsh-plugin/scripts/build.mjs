@@ -5,10 +5,11 @@
  *
  *   node scripts/build.mjs --release   # what a user installs (`npm run build`)
  *   node scripts/build.mjs --debug     # CI: debug, with the test hooks (`testPanic`)
+ *   node scripts/build.mjs --release --out FILE   # only to FILE (the benchmark's copy)
  * @module scripts/build
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { platformTag } from '../lib/binding-platform.js';
@@ -16,6 +17,8 @@ import { platformTag } from '../lib/binding-platform.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = resolve(here, '..');
 const release = !process.argv.includes('--debug');
+const outAt = process.argv.indexOf('--out');
+const out = outAt === -1 ? undefined : resolve(process.argv[outAt + 1]);
 const tag = platformTag();
 
 const args = ['build', '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
@@ -35,7 +38,9 @@ if (!library || !existsSync(library)) throw new Error('cargo built no antigravit
 
 const file = `antigravity-acp-dsh.${tag}.node`;
 const platformDir = join(pkg, 'npm', tag);
-for (const target of [join(pkg, file), ...(existsSync(platformDir) ? [join(platformDir, file)] : [])]) {
+const targets = out ? [out] : [join(pkg, file), ...(existsSync(platformDir) ? [join(platformDir, file)] : [])];
+for (const target of targets) {
+  mkdirSync(dirname(target), { recursive: true });
   copyFileSync(library, target);
   console.log(`${release ? 'release' : 'debug'} addon: ${target}`);
 }

@@ -1,8 +1,11 @@
 // The package as a user installs it: `npm pack` of the main package and of the platform
 // package (holding the addon this checkout built), both tarballs installed into a fresh
 // host folder with the pinned DSH packages (a tarball, not a link: Node's ESM resolution
-// follows real paths), then a host script there mounts the plugin and runs a text turn
-// against the fake. The addon must come from the installed platform package.
+// follows real paths). There, (1) a host script mounts the plugin and runs a text turn
+// against the fake; the addon must come from the installed platform package; (2) DSH's own
+// `boot()` (`@deepseek-ai/dsh-app-boot`: the Cordis Loader over a `cordis.yml`) mounts it
+// from the package's bundle patch (found through its `dsh.bundle.patch`, as `loadProfile`
+// does) plus a user layer configuring the server, by package name, and runs a turn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -18,9 +21,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const platformDir = join(root, 'npm', 'linux-x64-gnu');
 const addon = join(platformDir, 'antigravity-acp-dsh.linux-x64-gnu.node');
-const PINNED = Object.entries(manifest.devDependencies)
-  .filter(([name]) => ['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-brand', '@deepseek-ai/dsh-attachment', '@deepseek-ai/dsh-invariants', '@deepseek-ai/dsh-timeout', '@deepseek-ai/schemastery'].includes(name))
-  .map(([name, version]) => `${name}@${version}`);
+const HOST_PACKAGES = [
+  '@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-brand', '@deepseek-ai/dsh-attachment',
+  '@deepseek-ai/dsh-invariants', '@deepseek-ai/dsh-timeout', '@deepseek-ai/schemastery',
+  // DSH's boot glue and the Loader it drives.
+  '@deepseek-ai/dsh-app-boot', '@deepseek-ai/cordis-plugin-loader', '@deepseek-ai/cordis-plugin-group',
+  '@deepseek-ai/dsh-home-paths', '@deepseek-ai/dsh-launch-environment',
+];
+const PINNED = HOST_PACKAGES.map((name) => `${name}@${manifest.devDependencies[name]}`);
 
 const HOST = `
 import { Context } from '@deepseek-ai/cordis';
@@ -40,6 +48,28 @@ const message = createUserMessage({ content: [{ type: 'text', text: 'Please say 
 for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) assembler.push(chunk);
 await fiber.dispose();
 console.log(JSON.stringify({ addonPath, finish: assembler.finish, blocks: assembler.blocks() }));
+`;
+
+const BOOT = `
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { boot, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot';
+import { BlockAssembler, createUserMessage } from '@deepseek-ai/dsh-llm';
+const config = JSON.parse(process.argv[2]);
+const here = process.cwd();
+writeFileSync(join(here, 'cordis.yml'), "- id: llm\\n  name: '@deepseek-ai/dsh-llm'\\n");
+const dir = join(here, 'node_modules', 'antigravity-acp-dsh');
+const declared = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dsh.bundle.patch;
+const bundle = loadOverlayPatches('host', join(dir, declared));
+const user = [{ id: 'llm-antigravity-acp', name: 'antigravity-acp-dsh', config: { provider: 'antigravity-acp', ...config } }];
+const ctx = await boot('host', join(here, 'cordis.yml'), [...bundle, ...user], undefined, pathToFileURL(here + '/').href);
+const providers = ctx.llm.listProviders();
+const assembler = new BlockAssembler();
+const message = createUserMessage({ content: [{ type: 'text', text: 'Please say hello' }], source: { kind: 'user' } });
+for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) assembler.push(chunk);
+await ctx.fiber.dispose();
+console.log(JSON.stringify({ providers, finish: assembler.finish, blocks: assembler.blocks() }));
 `;
 
 test('the packed tarballs install into a fresh host and run a text turn', { skip: !existsSync(addon) && 'no addon in npm/linux-x64-gnu (npm run build:debug)', timeout: 240_000 }, async (t) => {
@@ -70,4 +100,12 @@ test('the packed tarballs install into a fresh host and run a text turn', { skip
     'the addon came from the installed platform package',
   );
   assert.deepEqual(fake.pids(), []);
+
+  writeFileSync(join(host, 'boot.mjs'), BOOT);
+  const booted = await run(process.execPath, ['boot.mjs', JSON.stringify(config)], { cwd: host, timeout: 60_000 });
+  const viaLoader = JSON.parse(booted.stdout.trim().split('\n').at(-1));
+  assert.deepEqual(viaLoader.providers, [{ id: 'antigravity-acp', name: 'Google Antigravity (ACP)' }], "DSH's Loader mounted the bundle's row");
+  assert.deepEqual(viaLoader.finish, { kind: 'stop' });
+  assert.deepEqual(viaLoader.blocks, [{ type: 'text', text: 'Hello from the packed plugin.' }]);
+  assert.deepEqual(fake.pids(), [], 'the booted tree disposed the server');
 });
