@@ -3,7 +3,9 @@
  * DSH receives through `ctx.llm.stream` (the plugin, the binding's batches, DSH's
  * runtime), against the adapter's own rate on the same scripted stream drained inside
  * Rust (`benchDrain`, the binding's one bench-only function), in the same run; and how
- * long a text turn's first chunk takes across the binding and in Rust. Release builds of
+ * long a text turn's first chunk takes across the binding and in Rust. A third row reads
+ * the same stream through the binding one chunk per call (`nextBatch(1)`), the design the
+ * batches replace. Release builds of
  * the addon and the fake; every figure is the median of several runs on a warm process.
  *
  *   node bench/binding.mjs [--chunks 20000] [--runs 5] [--json FILE]
@@ -76,6 +78,23 @@ async function inRust(prompt) {
   return settle(await binding.benchDrain(rust, JSON.stringify(request([user(prompt)]))));
 }
 
+/** The same stream through the binding, one chunk per `nextBatch` call. */
+async function oneByOne(prompt) {
+  const started = performance.now();
+  const handle = rust.stream(JSON.stringify(request([user(prompt)])), null);
+  let first;
+  let chunks = 0;
+  let finish;
+  for (;;) {
+    const batch = settle(await handle.nextBatch(1));
+    if (batch.length === 0) break;
+    first ??= performance.now() - started;
+    chunks += batch.length;
+    if (batch[0].type === 'finish') finish = batch[0].reason.kind;
+  }
+  return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish };
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const measure = async (fn, prompt) => {
   const runs = [];
@@ -90,6 +109,7 @@ try {
   await inRust('Please stream it');
   const dsh = await measure(throughDsh, 'Please stream it');
   const native = await measure(inRust, 'Please stream it');
+  const single = await measure(oneByOne, 'Please stream it');
   const dshFirst = await measure(throughDsh, 'Say your first chunk');
   const nativeFirst = await measure(inRust, 'Say your first chunk');
 
@@ -101,6 +121,7 @@ try {
     throughput: {
       dshChunksPerSec: Math.round(rate(dsh)),
       rustChunksPerSec: Math.round(rate(native)),
+      oneChunkPerCallChunksPerSec: Math.round(rate(single)),
       ratio: Number((rate(dsh) / rate(native)).toFixed(3)),
     },
     firstChunkMs: {
@@ -110,6 +131,7 @@ try {
     streamMs: {
       dsh: Number(median(dsh.map((r) => r.elapsedMs)).toFixed(1)),
       rust: Number(median(native.map((r) => r.elapsedMs)).toFixed(1)),
+      oneChunkPerCall: Number(median(single.map((r) => r.elapsedMs)).toFixed(1)),
     },
   };
   console.log(`binding benchmark: ${results.chunksPerStream} chunks per stream, median of ${RUNS} runs, ${process.version}`);
@@ -123,6 +145,11 @@ try {
       'chunks/s': results.throughput.rustChunksPerSec,
       'stream ms': results.streamMs.rust,
       'first chunk ms': results.firstChunkMs.rust,
+    },
+    'binding, one chunk per call': {
+      'chunks/s': results.throughput.oneChunkPerCallChunksPerSec,
+      'stream ms': results.streamMs.oneChunkPerCall,
+      'first chunk ms': 'n/a',
     },
   });
   console.log(`JS/Rust throughput ratio: ${results.throughput.ratio}`);

@@ -5,7 +5,7 @@
  * `options.signal` to `abort()`, and closing the Rust stream when DSH returns early.
  * @module antigravity-acp-dsh/lib/adapter
  */
-import { LlmAdapter, resolveRetryPolicy } from '@deepseek-ai/dsh-llm';
+import { LlmAdapter, LlmError, resolveRetryPolicy } from '@deepseek-ai/dsh-llm';
 import { binding } from './binding.js';
 import { call, settle, toLlmError } from './failure.js';
 import { resolveImages } from './images.js';
@@ -65,6 +65,8 @@ export class AntigravityAcpAdapter extends LlmAdapter {
   async *stream(options) {
     const { signal, ...request } = options;
     const images = await resolveImages(request.messages, this.#attachments(), signal);
+    // Aborted while the images were read: an aborted finish, not a missing attachment.
+    if (signal?.aborted) throw new LlmError('the request was aborted', 'ABORTED');
     const handle = call(() =>
       this.#native.stream(JSON.stringify(request), images === undefined ? null : JSON.stringify(images)),
     );
@@ -88,7 +90,10 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @returns {Promise<void>}
    */
   dispose() {
-    this.#disposing ??= this.#native.dispose().then(settle, (error) => Promise.reject(toLlmError(error)));
+    this.#disposing ??= this.#native.dispose().then(
+      (json) => void settle(json),
+      (error) => Promise.reject(toLlmError(error)),
+    );
     return this.#disposing;
   }
 }

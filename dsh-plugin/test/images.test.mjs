@@ -56,3 +56,20 @@ test('without an attachment service an image request fails ACP_ATTACHMENT_UNAVAI
     await host.stop();
   }
 });
+
+test('a request aborted while its images are read ends aborted (ABORTED), not as a missing attachment', async (t) => {
+  const fake = fakeServer(script);
+  t.after(() => fake.remove());
+  const controller = new AbortController();
+  // An attachment store whose read aborts the request (the user pressed stop meanwhile).
+  const attachments = new Map([[ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }]]);
+  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot }, { attachments });
+  try {
+    const out = await drain(host.llm.stream(request([withImage()], { signal: controller.signal })));
+    assert.equal(out.finish.kind, 'aborted');
+    assert.equal(out.finish.failure.code, 'ABORTED');
+    assert.deepEqual(fake.journal(), [], 'no server process was started');
+  } finally {
+    await host.stop();
+  }
+});

@@ -13,7 +13,7 @@ import { eventually } from './wait.mjs';
  * Start a host with the plugin mounted.
  * @param {object} plugin - the plugin module (default export of the package).
  * @param {object} config - the plugin's config.
- * @param {{attachments?: Map<string, {mediaType: string, data: Uint8Array}>}} [options]
+ * @param {{attachments?: Map<string, {mediaType: string, data: Uint8Array, onRead?: () => void}>}} [options]
  * @returns {Promise<{ctx: any, fiber: any, llm: any, stop(): Promise<void>}>}
  */
 export async function startHost(plugin, config, options = {}) {
@@ -59,6 +59,8 @@ function memoryAttachments(images) {
       signal?.throwIfAborted();
       const image = images.get(ref.attachmentId);
       if (!image) throw new Error(`no attachment ${ref.attachmentId}`);
+      image.onRead?.();
+      signal?.throwIfAborted();
       return { ref: { ...ref, mediaType: image.mediaType }, data: image.data };
     }
   };
