@@ -2,26 +2,20 @@
 // and a session-title request while a tool turn is parked waiting for DSH's results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import plugin from '../index.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
-import { brokenExpectations, ECHO, toolCallAnswers } from './helpers/journal.mjs';
+import { fakeHost } from './helpers/host.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
 import { assistant, request, toolResult, user } from './helpers/requests.mjs';
 
 const turns = ['alpha', 'beta', 'gamma'].map((word) => ({
   match: { prompt_contains: `tell me ${word}` },
   steps: [{ text: `${word} answer` }],
 }));
-const echoTurn = (word) => ({
-  match: { prompt_contains: `echo ${word}` },
-  steps: [{ call: { tool: 'echo', args: { text: word } } }, { expect_result: { is_error: false, contains: word } }, { text: `${word} echoed back` }],
-});
+const echoTurn = (word) =>
+  callTurn({ prompt: `echo ${word}`, tool: 'echo', args: { text: word }, contains: word, text: `${word} echoed back` });
 
 test('concurrent conversations each get their own answer', async (t) => {
-  const fake = fakeServer({ turns: [...turns, echoTurn('one'), echoTurn('two')] });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, { turns: [...turns, echoTurn('one'), echoTurn('two')] });
   try {
     const texts = ['alpha', 'beta', 'gamma'].map((word) => drain(host.llm.stream(request([user(`Please tell me ${word}`)]))));
     const tools = ['one', 'two'].map(async (word) => {
@@ -52,11 +46,9 @@ test('concurrent conversations each get their own answer', async (t) => {
 });
 
 test('a session-title request is answered while a tool turn is parked, and the tool turn then completes', async (t) => {
-  const fake = fakeServer({
+  const { fake, host } = await fakeHost(t, {
     turns: [echoTurn('slowly'), { match: { prompt_contains: 'Title this chat' }, steps: [{ text: 'Echo test' }] }],
   });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
   try {
     const asked = user('Please echo slowly');
     const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));

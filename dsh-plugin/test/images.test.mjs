@@ -4,10 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
-import plugin from '../index.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { request } from './helpers/requests.mjs';
 
 // A 1x1 PNG.
@@ -24,10 +22,8 @@ const withImage = () =>
 const script = { turns: [{ match: { prompt_contains: 'this picture' }, steps: [{ text: 'One pixel.' }] }] };
 
 test('an image block is read through ctx.attachments and reaches the server as an ACP image', async (t) => {
-  const fake = fakeServer(script);
-  t.after(() => fake.remove());
   const attachments = new Map([[ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG) }]]);
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot }, { attachments });
+  const { fake, host } = await fakeHost(t, script, { attachments });
   try {
     const out = await drain(host.llm.stream(request([withImage()])));
     assert.deepEqual(out.finish, { kind: 'stop' });
@@ -44,9 +40,7 @@ test('an image block is read through ctx.attachments and reaches the server as a
 });
 
 test('without an attachment service an image request fails ACP_ATTACHMENT_UNAVAILABLE before any process starts', async (t) => {
-  const fake = fakeServer(script);
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, script);
   try {
     const out = await drain(host.llm.stream(request([withImage()])));
     assert.equal(out.finish.kind, 'error');
@@ -58,12 +52,10 @@ test('without an attachment service an image request fails ACP_ATTACHMENT_UNAVAI
 });
 
 test('a request aborted while its images are read ends aborted (ABORTED), not as a missing attachment', async (t) => {
-  const fake = fakeServer(script);
-  t.after(() => fake.remove());
   const controller = new AbortController();
   // An attachment store whose read aborts the request (the user pressed stop meanwhile).
   const attachments = new Map([[ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }]]);
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot }, { attachments });
+  const { fake, host } = await fakeHost(t, script, { attachments });
   try {
     const out = await drain(host.llm.stream(request([withImage()], { signal: controller.signal })));
     assert.equal(out.finish.kind, 'aborted');

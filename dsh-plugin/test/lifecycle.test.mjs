@@ -7,17 +7,14 @@ import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding } from '../lib/binding.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { request, user } from './helpers/requests.mjs';
 import { eventually, within } from './helpers/wait.mjs';
 
 const LONG = { match: { prompt_contains: 'long essay' }, steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }] };
 
 test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/cancel, leaves no process', async (t) => {
-  const fake = fakeServer({ turns: [LONG] });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot, maxIdleProcesses: 0 });
+  const { fake, host } = await fakeHost(t, { turns: [LONG] }, { config: { maxIdleProcesses: 0 } });
   try {
     const controller = new AbortController();
     const out = await within(
@@ -40,9 +37,7 @@ test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/ca
 });
 
 test('returning early from the stream (break) closes the Rust stream and the server turn is cancelled', async (t) => {
-  const fake = fakeServer({ turns: [LONG] });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
   try {
     for await (const chunk of host.llm.stream(request([user('Write a long essay')]))) {
       if (chunk.type === 'text-delta') break;
@@ -55,9 +50,7 @@ test('returning early from the stream (break) closes the Rust stream and the ser
 });
 
 test('disposing the plugin scope mid-turn ends the stream and leaves no process and no scratch directory', async (t) => {
-  const fake = fakeServer({ turns: [LONG] });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
   let disposed;
   const out = await within(
     drain(host.llm.stream(request([user('Write a long essay')])), {
@@ -77,9 +70,7 @@ test('disposing the plugin scope mid-turn ends the stream and leaves no process 
 });
 
 test('a refused temperature finishes UNSUPPORTED_OPTION and starts no process', async (t) => {
-  const fake = fakeServer({});
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, {});
   try {
     const out = await drain(host.llm.stream(request([user('hi')], { temperature: 0.2 })));
     assert.equal(out.finish.kind, 'error');

@@ -2,19 +2,15 @@
 // route (C51: only EMPTY_RESPONSE, which by construction streamed nothing and ran no tool).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import plugin from '../index.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { request, user } from './helpers/requests.mjs';
 
 test('listModels runs discovery; resolveModel then answers from the catalogue and the reported window', async (t) => {
-  const fake = fakeServer({
+  const { fake, host } = await fakeHost(t, {
     default_model: 'gemini-3.8-flash-low',
     turns: [{ match: { prompt_contains: 'how big' }, steps: [{ usage: { used: 1200, size: 200000 } }, { text: 'Big.' }] }],
   });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
   try {
     const models = await host.llm.listModels('antigravity-acp');
     assert.equal(models[0].id, 'server-default');
@@ -38,9 +34,7 @@ test('listModels runs discovery; resolveModel then answers from the catalogue an
 });
 
 test('DSH resolves the route retry policy to EMPTY_RESPONSE only, at most twice', async (t) => {
-  const fake = fakeServer({});
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const { fake, host } = await fakeHost(t, {});
   try {
     const policy = host.llm.providerRetryPolicy('antigravity-acp');
     assert.equal(policy.mode, 'normal');

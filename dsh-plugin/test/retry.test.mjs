@@ -8,10 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import * as llmRetry from '@deepseek-ai/dsh-llm-retry';
-import plugin from '../index.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { request, user } from './helpers/requests.mjs';
 import { within } from './helpers/wait.mjs';
 
@@ -26,14 +24,12 @@ function requestError(ctx, failure, retryPolicy) {
 }
 
 test('DSH retry executor: a failure after streamed output is not retried, an empty response is', async (t) => {
-  const fake = fakeServer({
+  const { fake, host } = await fakeHost(t, {
     turns: [
       { match: { prompt_contains: 'start then refuse' }, steps: [{ text: 'Partial answer' }], stop: 'refusal' },
       { match: { prompt_contains: 'say nothing' }, steps: [] },
     ],
   });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
   host.ctx.plugin(AgentRegistry);
   const retry = host.ctx.plugin(llmRetry);
   await retry.await?.();

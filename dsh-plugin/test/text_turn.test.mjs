@@ -2,18 +2,14 @@
 // text block and a `stop` finish, no usage invented, and the server got one prompt.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import plugin from '../index.js';
 import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { request, user } from './helpers/requests.mjs';
 
 test('a text turn streams the server text as one text block and stops', async (t) => {
-  const fake = fakeServer({
+  const { fake, host } = await fakeHost(t, {
     turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ thought: 'Greeting.' }, { text: 'Hello ' }, { text: 'there.' }] }],
   });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
   try {
     const out = await drain(host.llm.stream(request([user('Please say hello')])));
     assert.deepEqual(out.finish, { kind: 'stop' });

@@ -4,29 +4,15 @@
 // server received is read from the fake's journal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import plugin from '../index.js';
 import { agentLoop, drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { startHost } from './helpers/host.mjs';
+import { fakeHost } from './helpers/host.mjs';
 import { assistant, request, toolResult, user } from './helpers/requests.mjs';
-import { brokenExpectations, ECHO, toolCallAnswers } from './helpers/journal.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
 
 for (const shape of ['0.1', '0.2']) {
   test(`a tool turn completes across two streams (tool result in the ${shape}.x shape)`, async (t) => {
-    const fake = fakeServer({
-      turns: [
-        {
-          match: { prompt_contains: 'use the echo tool' },
-          steps: [
-            { call: { tool: 'echo', args: { text: 'PROBE-9' } } },
-            { expect_result: { is_error: false, contains: 'PROBE-9 echoed' } },
-            { text: 'The tool said PROBE-9.' },
-          ],
-        },
-      ],
-    });
-    t.after(() => fake.remove());
-    const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+    const turn = callTurn({ prompt: 'use the echo tool', tool: 'echo', args: { text: 'PROBE-9' }, contains: 'PROBE-9 echoed', text: 'The tool said PROBE-9.' });
+    const { fake, host } = await fakeHost(t, { turns: [turn] });
     try {
       const asked = user('Please use the echo tool');
       const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));
@@ -55,21 +41,16 @@ for (const shape of ['0.1', '0.2']) {
 }
 
 test('a denied tool call (isError: true) reaches the server as an MCP error result', async (t) => {
-  const fake = fakeServer({
-    turns: [
-      {
-        match: { prompt_contains: 'delete the temp file' },
-        steps: [
-          { call: { tool: 'delete_file', args: { path: 'notes.tmp' } } },
-          { expect_result: { is_error: true, contains: 'permission denied' } },
-          { text: 'I could not delete it.' },
-        ],
-      },
-    ],
-  });
-  t.after(() => fake.remove());
   const tool = { name: 'delete_file', description: 'Deletes a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
+  const turn = callTurn({
+    prompt: 'delete the temp file',
+    tool: 'delete_file',
+    args: { path: 'notes.tmp' },
+    isError: true,
+    contains: 'permission denied',
+    text: 'I could not delete it.',
+  });
+  const { fake, host } = await fakeHost(t, { turns: [turn] });
   try {
     const asked = user('Please delete the temp file');
     const first = await drain(host.llm.stream(request([asked], { tools: [tool] })));
@@ -89,7 +70,7 @@ test('a denied tool call (isError: true) reaches the server as an MCP error resu
 });
 
 test('parallel tool calls of one server turn each get their own result, in one or two rounds', async (t) => {
-  const fake = fakeServer({
+  const { fake, host } = await fakeHost(t, {
     turns: [
       {
         match: { prompt_contains: 'echo twice' },
@@ -101,8 +82,6 @@ test('parallel tool calls of one server turn each get their own result, in one o
       },
     ],
   });
-  t.after(() => fake.remove());
-  const host = await startHost(plugin, { server: fake.server, scratchRoot: fake.scratchRoot });
   try {
     // Whether both calls come in one round or one per round depends on whether the second
     // reached the bridge before the adapter ended the first (scenarios/tool_calls/

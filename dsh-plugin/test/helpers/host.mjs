@@ -7,6 +7,8 @@
 import { Context } from '@deepseek-ai/cordis';
 import { LlmRuntime } from '@deepseek-ai/dsh-llm';
 import { AttachmentStore } from '@deepseek-ai/dsh-attachment';
+import plugin from '../../index.js';
+import { fakeServer } from './fake.mjs';
 import { eventually } from './wait.mjs';
 
 /**
@@ -64,4 +66,20 @@ function memoryAttachments(images) {
       return { ref: { ...ref, mediaType: image.mediaType }, data: image.data };
     }
   };
+}
+
+/**
+ * A fake server for `script` and a host with the plugin mounted on it (the fake's
+ * scratch root as `scratchRoot`); the fake's folder is removed after the test.
+ * @param {import('node:test').TestContext} t - the test.
+ * @param {object} script - the fake's script.
+ * @param {{config?: object, attachments?: Map<string, any>}} [options] - more plugin config, an attachment store.
+ * @returns {Promise<{fake: ReturnType<typeof fakeServer>, host: Awaited<ReturnType<typeof startHost>>}>}
+ */
+export async function fakeHost(t, script, options = {}) {
+  const fake = fakeServer(script);
+  t.after(() => fake.remove());
+  const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...options.config };
+  const host = await startHost(plugin, config, { attachments: options.attachments });
+  return { fake, host };
 }

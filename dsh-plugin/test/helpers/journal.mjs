@@ -1,5 +1,5 @@
 /**
- * Wire facts read from the fake's journal, and the tool the tests offer.
+ * Wire facts read from the fake's journal, the tool the tests offer, and a scripted tool turn.
  * @module test/helpers/journal
  */
 
@@ -24,3 +24,13 @@ export const brokenExpectations = (fake) =>
     .flat()
     .filter((e) => e.kind === 'expectation_failed' || e.kind === 'unmatched_prompt');
 
+
+/**
+ * A fake turn that calls one host tool, checks its result, then says `text`.
+ * @param {{prompt: string, tool: string, args: object, isError?: boolean, contains: string, text: string}} turn
+ * @returns {object} the turn, in the fake's script format.
+ */
+export const callTurn = ({ prompt, tool, args, isError = false, contains, text }) => ({
+  match: { prompt_contains: prompt },
+  steps: [{ call: { tool, args } }, { expect_result: { is_error: isError, contains } }, { text }],
+});
