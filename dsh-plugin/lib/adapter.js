@@ -20,16 +20,22 @@ export class AntigravityAcpAdapter extends LlmAdapter {
   #attachments;
   /** @type {Promise<void> | undefined} */
   #disposing;
+  /** @type {{onStream?: (handle: any) => void}} */
+  #hooks;
 
   /**
    * @param {string} configJson - the plugin config, as the Rust `PluginConfig` reads it.
    * @param {() => any} attachments - returns DSH's attachment service, or `undefined`.
+   * @param {{onStream?: (handle: any) => void}} [hooks] - tests only: `onStream` sees each
+   *   native stream handle (so a test can hold it and prove `close()`, not the garbage
+   *   collector, ended it). The plugin passes none.
    * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config.
    */
-  constructor(configJson, attachments = () => undefined) {
+  constructor(configJson, attachments = () => undefined, hooks = {}) {
     super();
     this.#native = call(() => new binding.Provider(configJson));
     this.#attachments = attachments;
+    this.#hooks = hooks;
   }
 
   /** @param {string} provider */
@@ -70,6 +76,7 @@ export class AntigravityAcpAdapter extends LlmAdapter {
     const handle = call(() =>
       this.#native.stream(JSON.stringify(request), images === undefined ? null : JSON.stringify(images)),
     );
+    this.#hooks.onStream?.(handle);
     const abort = () => handle.abort();
     signal?.addEventListener('abort', abort, { once: true });
     if (signal?.aborted) abort();

@@ -7,7 +7,9 @@ import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding } from '../lib/binding.js';
 import { drain } from './helpers/checker.mjs';
+import { fakeServer } from './helpers/fake.mjs';
 import { fakeHost } from './helpers/host.mjs';
+import { configJson } from '../lib/config.js';
 import { request, user } from './helpers/requests.mjs';
 import { eventually, within } from './helpers/wait.mjs';
 
@@ -37,14 +39,27 @@ test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/ca
 });
 
 test('returning early from the stream (break) closes the Rust stream and the server turn is cancelled', async (t) => {
-  const { fake, host } = await fakeHost(t, { turns: [LONG] });
+  const fake = fakeServer({ turns: [LONG] });
+  t.after(() => fake.remove());
+  // The adapter registered by hand, so the test holds every native handle: only close()
+  // (not the garbage collector finalizing a dropped handle) can end the Rust stream.
+  const handles = [];
+  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot }), undefined, {
+    onStream: (handle) => handles.push(handle),
+  });
+  const ctx = new Context();
+  ctx.plugin(LlmRuntime);
+  await eventually(() => ctx.get('llm') !== undefined, 'the llm service');
+  ctx.llm.registerAdapter(['antigravity-acp'], adapter);
   try {
-    for await (const chunk of host.llm.stream(request([user('Write a long essay')]))) {
+    for await (const chunk of ctx.llm.stream(request([user('Write a long essay')]))) {
       if (chunk.type === 'text-delta') break;
     }
     await eventually(() => fake.methods().includes('session/cancel'), 'session/cancel after the early return');
+    assert.equal(handles.length, 1);
+    assert.equal(await handles[0].nextBatch(8), '{"ok":[]}', 'the closed handle yields nothing more');
   } finally {
-    await host.stop();
+    await adapter.dispose();
   }
   assert.deepEqual(fake.pids(), []);
 });
