@@ -121,3 +121,17 @@ test('a Rust panic is a thrown error with code ACP_INTERNAL, and the host goes o
   const adapter = new AntigravityAcpAdapter('{}');
   assert.equal(adapter.providerInfo('antigravity-acp').id, 'antigravity-acp');
 });
+
+test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: binding.testUnfinishedStream === undefined && 'a release addon has no test hooks' }, async () => {
+  const handle = binding.testUnfinishedStream();
+  const batches = [];
+  for (;;) {
+    const batch = JSON.parse(await handle.nextBatch(8)).ok;
+    if (batch.length === 0) break;
+    batches.push(batch);
+  }
+  assert.deepEqual(batches, [
+    [{ type: 'text-delta', index: 0, text: 'partial' }],
+    [{ type: 'finish', reason: { kind: 'error', failure: { code: 'ACP_INTERNAL', message: "the adapter's stream ended without a finish" } } }],
+  ]);
+});

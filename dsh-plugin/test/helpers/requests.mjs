@@ -3,7 +3,7 @@
  * tool-result shapes (0.1.x `createToolResultMessage`, 0.2.x `role: 'tool'`).
  * @module test/helpers/requests
  */
-import { createToolResultMessage, createUserMessage, MessageId } from '@deepseek-ai/dsh-llm';
+import { createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm';
 
 export const PROVIDER = 'antigravity-acp';
 export const MODEL = 'server-default';
@@ -14,7 +14,7 @@ export const user = (text) => createUserMessage({ content: [{ type: 'text', text
 /** The assistant message DSH's loop appends after a generation. */
 export function assistant(blocks) {
   return Object.freeze({
-    id: MessageId(`assistant-${Math.random().toString(36).slice(2)}`),
+    id: `assistant-${Math.random().toString(36).slice(2)}`,
     role: 'assistant',
     content: blocks,
     source: { kind: 'model', provider: PROVIDER, model: MODEL },
@@ -32,7 +32,7 @@ export function toolResult(shape, callId, text, isError = false) {
   const content = [{ type: 'text', text }];
   if (shape === '0.1') return createToolResultMessage({ callId, content, isError });
   return Object.freeze({
-    id: MessageId(`tool-${callId}`),
+    id: `tool-${callId}`,
     role: 'tool',
     toolCallId: callId,
     content,
