@@ -1,0 +1,35 @@
+/**
+ * `antigravity-acp-dsh`: the Cordis plugin a DSH user mounts. It registers one
+ * `AntigravityAcpAdapter` (the Rust `antigravity-acp` adapter through its Node binding)
+ * for `config.provider` (default `antigravity-acp`) with DSH's LLM service, and disposes
+ * it with the plugin scope: once that disposal settles, no server process, port or
+ * scratch directory of it remains.
+ *
+ * `inject` names only `llm`: DSH's attachment service (`ctx.attachments`) is optional, so
+ * it is looked up on each call (Cordis 4 here has no optional inject; a required one
+ * would keep the plugin from loading in a host without attachments). Without it, a
+ * request with an image fails `ACP_ATTACHMENT_UNAVAILABLE`.
+ * @module antigravity-acp-dsh
+ */
+import { AntigravityAcpAdapter } from './lib/adapter.js';
+import { Config, configJson, DEFAULT_PROVIDER } from './lib/config.js';
+import { addonPath } from './lib/binding.js';
+
+export const name = 'llm-antigravity-acp';
+export const inject = ['llm'];
+/** Which addon file this process loaded (a diagnostic: platform package or local build). */
+export { addonPath };
+export { Config, AntigravityAcpAdapter, DEFAULT_PROVIDER };
+
+/**
+ * Mount the adapter.
+ * @param {import('@deepseek-ai/cordis').Context} ctx - the plugin's context.
+ * @param {object} config - the validated `Config`.
+ */
+export function apply(ctx, config) {
+  const adapter = new AntigravityAcpAdapter(configJson(config), () => ctx.get('attachments'));
+  ctx.effect(() => () => adapter.dispose(), 'antigravity-acp provider');
+  ctx.llm.registerAdapter([config.provider], adapter);
+}
+
+export default { name, inject, Config, apply };

@@ -1,0 +1,106 @@
+/**
+ * `AntigravityAcpAdapter`: DSH's `LlmAdapter` over the native `Provider`. Each method
+ * forwards to Rust with DSH's values as JSON; the only logic here is the host glue a
+ * binding cannot do: reading image bytes through DSH's attachment service, wiring
+ * `options.signal` to `abort()`, and closing the Rust stream when DSH returns early.
+ * @module antigravity-acp-dsh/lib/adapter
+ */
+import { LlmAdapter, LlmError, resolveRetryPolicy } from '@deepseek-ai/dsh-llm';
+import { binding } from './binding.js';
+import { call, settle, toLlmError } from './failure.js';
+import { resolveImages } from './images.js';
+
+/** The most chunks one crossing of the boundary carries. */
+export const BATCH = 256;
+
+export class AntigravityAcpAdapter extends LlmAdapter {
+  /** @type {any} the native `Provider`. */
+  #native;
+  /** @type {() => any} the attachment service, when the host has one (read per call). */
+  #attachments;
+  /** @type {Promise<void> | undefined} */
+  #disposing;
+  /** @type {{onStream?: (handle: any) => void}} */
+  #hooks;
+
+  /**
+   * @param {string} configJson - the plugin config, as the Rust `PluginConfig` reads it.
+   * @param {() => any} attachments - returns DSH's attachment service, or `undefined`.
+   * @param {{onStream?: (handle: any) => void}} [hooks] - tests only: `onStream` sees each
+   *   native stream handle (so a test can hold it and prove `close()`, not the garbage
+   *   collector, ended it). The plugin passes none.
+   * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config.
+   */
+  constructor(configJson, attachments = () => undefined, hooks = {}) {
+    super();
+    this.#native = call(() => new binding.Provider(configJson));
+    this.#attachments = attachments;
+    this.#hooks = hooks;
+  }
+
+  /** @param {string} provider */
+  providerInfo(provider) {
+    return JSON.parse(call(() => this.#native.providerInfo(provider)));
+  }
+
+  /** @param {string} provider */
+  providerRetryPolicy(provider) {
+    const policy = JSON.parse(call(() => this.#native.providerRetryPolicy(provider)));
+    return policy === null ? undefined : resolveRetryPolicy(policy, `antigravity-acp.${provider}.retryPolicy`);
+  }
+
+  /** @param {string} provider */
+  async listModels(provider) {
+    return settle(await this.#native.listModels(provider).catch((error) => Promise.reject(toLlmError(error))));
+  }
+
+  /**
+   * @param {string} provider
+   * @param {string} model
+   * @param {AbortSignal} [signal]
+   */
+  async resolveModel(provider, model, signal) {
+    signal?.throwIfAborted();
+    return settle(await this.#native.resolveModel(provider, model).catch((error) => Promise.reject(toLlmError(error))));
+  }
+
+  /**
+   * Stream one model call: DSH's chunks as Rust produced them, a batch per crossing.
+   * @param {import('@deepseek-ai/dsh-llm').GenerateOptions} options
+   */
+  async *stream(options) {
+    const { signal, ...request } = options;
+    const images = await resolveImages(request.messages, this.#attachments(), signal);
+    // Aborted while the images were read: an aborted finish, not a missing attachment.
+    if (signal?.aborted) throw new LlmError('the request was aborted', 'ABORTED');
+    const handle = call(() =>
+      this.#native.stream(JSON.stringify(request), images === undefined ? null : JSON.stringify(images)),
+    );
+    this.#hooks.onStream?.(handle);
+    const abort = () => handle.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted) abort();
+    try {
+      for (;;) {
+        const batch = settle(await handle.nextBatch(BATCH).catch((error) => Promise.reject(toLlmError(error))));
+        if (batch.length === 0) return;
+        for (const chunk of batch) yield chunk;
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      handle.close();
+    }
+  }
+
+  /**
+   * Tear down every turn, process and scratch directory; settles once all are gone.
+   * @returns {Promise<void>}
+   */
+  dispose() {
+    this.#disposing ??= this.#native.dispose().then(
+      (json) => void settle(json),
+      (error) => Promise.reject(toLlmError(error)),
+    );
+    return this.#disposing;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The plugin's `Config`: the camelCase fields of the Rust `PluginConfig`
+ * (`adapter/src/config/plugin.rs`), no more. Only `provider` has a default here; every
+ * other absent field keeps the adapter's default, and the adapter validates every value
+ * (a refused one throws `ACP_INVALID_CONFIG`, naming the field).
+ * @module antigravity-acp-dsh/lib/config
+ */
+import Schema from '@deepseek-ai/schemastery';
+
+/** DSH's provider route for this adapter (the Rust `ADAPTER_ID`). */
+export const DEFAULT_PROVIDER = 'antigravity-acp';
+
+/**
+ * The schema Cordis validates the plugin's config with. Objects and arrays default to
+ * `undefined` here (schemastery would fill `{}` and `[]`), so an absent `server` means the
+ * installed build and absent `models` the adapter's list.
+ */
+export const Config = Schema.object({
+  provider: Schema.string().default(DEFAULT_PROVIDER).description('The provider route DSH selects this adapter by.'),
+  server: Schema.object({
+    command: Schema.string().required().description('The server executable (absolute, or looked up on PATH).'),
+    args: Schema.array(Schema.string()).description('Its arguments.'),
+    env: Schema.dict(Schema.string()).description('Variables set for the server on top of the allowlisted environment.'),
+  })
+    .default(undefined)
+    .description('An explicit server command; absent: the pinned 1.3.0 build, installed by the adapter.'),
+  registry: Schema.string().description("Where the installer reads the registry document (an https:// URL)."),
+  cacheDir: Schema.string().description("The installer's cache folder (absolute)."),
+  insecureLoopback: Schema.boolean().description('Allow http:// on loopback for the registry and archive.'),
+  sha256: Schema.string().description('A SHA-256 the archive must have instead of the built-in pin.'),
+  scratchRoot: Schema.string().description('Where private scratch directories are made (absolute).'),
+  timeoutMs: Schema.natural().description('Bounds each active model segment.'),
+  toolTimeoutMs: Schema.natural().description("Bounds how long a parked tool call waits for DSH's result."),
+  idleProcessTimeoutMs: Schema.natural().description('How long a healthy idle process is kept.'),
+  maxIdleProcesses: Schema.natural().description('How many healthy idle processes are kept (0 disables pooling).'),
+  maxSessionsPerProcess: Schema.natural().description('How many sessions one process may open.'),
+  maxActiveTurns: Schema.natural().description('How many tool turns may be active at once.'),
+  models: Schema.array(Schema.string()).default(undefined).description('The models listed before discovery ran.'),
+});
+
+/**
+ * The JSON the Rust `PluginConfig::from_json` reads: the config's set fields.
+ * @param {object} config - the validated config.
+ * @returns {string} JSON text.
+ */
+export function configJson(config) {
+  const set = Object.fromEntries(Object.entries(config ?? {}).filter(([, value]) => value !== undefined));
+  return JSON.stringify(set);
+}

@@ -1,0 +1,46 @@
+/**
+ * Builds the addon with plain cargo and copies it where the loader looks: beside the
+ * loader (`antigravity-acp-dsh.<platform>.node`, a local build) and into the platform
+ * package (`npm/<platform>/`, what ships prebuilt).
+ *
+ *   node scripts/build.mjs --release   # what a user installs (`npm run build`)
+ *   node scripts/build.mjs --debug     # CI: debug, with the test hooks (`testPanic`)
+ *   node scripts/build.mjs --release --out FILE   # only to FILE (the benchmark's copy)
+ * @module scripts/build
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { platformTag } from '../lib/binding-platform.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkg = resolve(here, '..');
+const release = !process.argv.includes('--debug');
+const outAt = process.argv.indexOf('--out');
+const out = outAt === -1 ? undefined : resolve(process.argv[outAt + 1]);
+const tag = platformTag();
+
+const args = ['build', '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
+if (release) args.push('--release');
+else args.push('--features', 'test-hooks');
+const output = execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+
+let library;
+for (const line of output.split('\n')) {
+  if (!line.startsWith('{')) continue;
+  const message = JSON.parse(line);
+  if (message.reason === 'compiler-artifact' && message.target?.name === 'antigravity_acp_dsh') {
+    library = message.filenames.find((f) => /\.(so|dylib|dll)$/.test(f));
+  }
+}
+if (!library || !existsSync(library)) throw new Error('cargo built no antigravity_acp_dsh library');
+
+const file = `antigravity-acp-dsh.${tag}.node`;
+const platformDir = join(pkg, 'npm', tag);
+const targets = out ? [out] : [join(pkg, file), ...(existsSync(platformDir) ? [join(platformDir, file)] : [])];
+for (const target of targets) {
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(library, target);
+  console.log(`${release ? 'release' : 'debug'} addon: ${target}`);
+}

@@ -1,0 +1,92 @@
+//! How the binding fails: with a stable code string and a message the adapter or the
+//! binding wrote. A synchronous method throws a JS `Error` whose `code` is that string; an
+//! async one resolves to a JSON envelope, `{"ok": value}` or `{"error": {code, message}}`
+//! (napi rejects an async call only with its own status names, never a custom code). The
+//! JS glue turns either into DSH's `LlmError(message, code)`. Three codes are the
+//! binding's own (the adapter's `LlmErrorCode` covers what happens inside a generation): a
+//! refused plugin config, a request that does not have DSH's shape, and a caught panic
+//! (`ACP_INTERNAL`, the adapter's code for its own faults).
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+
+use antigravity_acp::contract::{LlmError, LlmErrorCode};
+use futures::FutureExt;
+
+/// The plugin config was refused (`PluginConfig`); the message names the field.
+pub const INVALID_CONFIG: &str = "ACP_INVALID_CONFIG";
+
+/// A request's JSON (options, images, chunk bound) does not have DSH's shape.
+pub const INVALID_REQUEST: &str = "ACP_INVALID_REQUEST";
+
+/// A thrown error: `code` becomes the JS error's `code`.
+pub type Thrown = napi::Error<String>;
+
+/// A binding result whose error is [`Thrown`].
+pub type Result<T> = std::result::Result<T, Thrown>;
+
+/// An error with `code` and `message`.
+pub fn thrown(code: &str, message: impl Into<String>) -> Thrown {
+    napi::Error::new(code.to_owned(), message.into())
+}
+
+/// DSH's failure as a thrown error: its code string and its sanitized message.
+pub fn from_llm_error(error: &LlmError) -> Thrown {
+    thrown(error.code.as_str(), error.message.clone())
+}
+
+/// Serializes `value` for JS; a failure (never expected for the contract's types) is an
+/// internal error.
+pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value)
+        .map_err(|_| internal("the binding could not serialize a contract value"))
+}
+
+/// Reads `json` as a `T`, or throws [`INVALID_REQUEST`] naming `what` and serde's reason
+/// (which quotes field names and positions, never the request's text).
+pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|error| {
+        thrown(
+            INVALID_REQUEST,
+            format!("{what} does not have DSH's shape: {error}"),
+        )
+    })
+}
+
+/// The binding's own fault (`ACP_INTERNAL`).
+pub fn internal(message: &str) -> Thrown {
+    thrown(LlmErrorCode::AcpInternal.as_str(), message)
+}
+
+/// Runs `body`; a panic becomes a thrown `ACP_INTERNAL` instead of unwinding into Node.
+pub fn guard<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|payload| Err(panicked(&payload)))
+}
+
+/// Awaits `body`, which yields JSON text, and wraps its outcome in the envelope an async
+/// method resolves to; a panic while polling it is an `ACP_INTERNAL` error.
+pub async fn envelope(body: impl Future<Output = Result<String>>) -> napi::Result<String> {
+    let outcome = AssertUnwindSafe(body)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|payload| Err(panicked(&payload)));
+    Ok(match outcome {
+        Ok(json) => format!("{{\"ok\":{json}}}"),
+        Err(error) => {
+            let failure = serde_json::json!({"code": error.status, "message": error.reason});
+            format!("{{\"error\":{failure}}}")
+        }
+    })
+}
+
+fn panicked(payload: &Box<dyn Any + Send>) -> Thrown {
+    // The payload is the binding's or the adapter's own text, never a remote one.
+    let reason = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    internal(&format!("the adapter panicked: {reason}"))
+}

@@ -1,0 +1,20 @@
+//! `antigravity-acp-dsh`: the Node binding of the `antigravity-acp` adapter, loaded by the
+//! Cordis plugin in this folder (`index.js`). It converts and nothing else: DSH's values
+//! arrive as JSON text in DSH's own wire names, are read with serde into the adapter's
+//! contract types (`antigravity_acp::contract`), and go back out the same way. Every
+//! decision (what is refused, how a turn runs, which codes fail) is the adapter's.
+//!
+//! - [`provider`]: `Provider`, one `AntigravityProvider` per plugin scope.
+//! - [`stream`]: `ChunkStreamHandle`, one generation, handed to JS a batch at a time.
+//! - [`failure`]: the thrown errors' codes, and panics turned into `ACP_INTERNAL`.
+//! - [`mod@bench`]: `benchDrain`, the one bench-only function (drains a stream inside Rust).
+//!
+//! One tokio runtime serves the process: napi's own (`tokio_rt`); every adapter task
+//! runs on it.
+
+pub mod bench;
+pub mod failure;
+pub mod provider;
+pub mod stream;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;

@@ -1,0 +1,55 @@
+// The bundle patch, loaded and composed by DSH's own loader code (`@deepseek-ai/dsh-app-boot`:
+// `loadOverlayPatches` parses a bundle's cordis.patch.yml, `composeEntries` applies patch
+// layers with the include's `applyEntryPatches`, as `loadProfile` and `boot` do), over a
+// base layer holding dsh-base 0.1.0-rc.8's own `llm` and `agent-default-model` rows. The
+// names it must use are checked against the plugin and the Rust constants.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { composeEntries, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot';
+import plugin, { DEFAULT_PROVIDER } from '../index.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+// dsh-base 0.1.0-rc.8's rows this patch addresses (its cordis.patch.yml, verbatim values).
+const DSH_BASE = [
+  {
+    insert: [
+      { id: 'llm', name: '@deepseek-ai/dsh-llm' },
+      { id: 'agent-default-model', name: '@deepseek-ai/dsh-agent-default-model', config: { provider: 'deepseek-official', model: 'deepseek-v4-flash' } },
+    ],
+  },
+];
+
+/** A Rust `pub const NAME: &str = "..."` of the adapter crate. */
+function rustConst(file, name) {
+  const source = readFileSync(join(root, '..', 'adapter', 'src', file), 'utf8');
+  const found = source.match(new RegExp(`pub const ${name}: &str = "([^"]+)";`));
+  assert.ok(found, `${name} in adapter/src/${file}`);
+  return found[1];
+}
+
+test('the bundle patch mounts the plugin and makes antigravity-acp/server-default the model of fresh chats', () => {
+  assert.equal(manifest.dsh.bundle.patch, './cordis.patch.yml', 'the package declares its bundle patch');
+  const warnings = [];
+  const patches = loadOverlayPatches('antigravity-acp-dsh', join(root, manifest.dsh.bundle.patch));
+  const entries = composeEntries([DSH_BASE, patches], (warning) => warnings.push(warning));
+  assert.deepEqual(warnings, [], 'every row the patch targets exists');
+
+  const model = entries.find((e) => e.id === 'agent-default-model');
+  assert.deepEqual(model, {
+    id: 'agent-default-model',
+    name: '@deepseek-ai/dsh-agent-default-model',
+    config: { provider: rustConst('config.rs', 'ADAPTER_ID'), model: rustConst('config.rs', 'SERVER_DEFAULT_MODEL') },
+  });
+
+  const mounted = entries.filter((e) => e.name === manifest.name);
+  assert.equal(mounted.length, 1, 'the plugin is mounted once, by its package name');
+  assert.equal(mounted[0].id, plugin.name, 'the row id is the plugin name');
+  assert.equal(mounted[0].config.provider, DEFAULT_PROVIDER);
+  assert.equal(DEFAULT_PROVIDER, rustConst('config.rs', 'ADAPTER_ID'));
+  assert.equal(model.config.provider, mounted[0].config.provider, 'fresh chats use the route the plugin registers');
+});

@@ -1,0 +1,137 @@
+// Lifecycle through DSH's runtime: DSH's abort signal, an early return, the plugin scope's
+// disposal mid-turn, a refused sampling control, a refused config, and a Rust panic.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Context } from '@deepseek-ai/cordis';
+import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
+import plugin, { AntigravityAcpAdapter } from '../index.js';
+import { binding } from '../lib/binding.js';
+import { drain } from './helpers/checker.mjs';
+import { fakeServer } from './helpers/fake.mjs';
+import { fakeHost } from './helpers/host.mjs';
+import { configJson } from '../lib/config.js';
+import { request, user } from './helpers/requests.mjs';
+import { eventually, within } from './helpers/wait.mjs';
+
+const LONG = { match: { prompt_contains: 'long essay' }, steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }] };
+
+test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/cancel, leaves no process', async (t) => {
+  const { fake, host } = await fakeHost(t, { turns: [LONG] }, { config: { maxIdleProcesses: 0 } });
+  try {
+    const controller = new AbortController();
+    const out = await within(
+      drain(host.llm.stream(request([user('Write a long essay')], { signal: controller.signal })), {
+        onChunk: (chunk) => chunk.type === 'text-delta' && controller.abort(),
+      }),
+      'the aborted stream',
+    );
+    assert.equal(out.finish.kind, 'aborted');
+    assert.equal(out.finish.failure.code, 'ABORTED');
+    assert.ok(fake.methods().includes('session/cancel'), 'session/cancel reached the server');
+    const prompt = fake.frames('out').find((f) => f.result?.stopReason !== undefined);
+    assert.equal(prompt?.result.stopReason, 'cancelled', 'the server answered the prompt cancelled');
+  } finally {
+    await host.stop();
+  }
+  assert.deepEqual(fake.pids(), []);
+  assert.deepEqual(fake.scratchLeft(), []);
+  assert.ok(fake.journal().flat().some((e) => e.kind === 'exited' && e.reason === 'stdin closed'), 'the connection was closed, not only the process killed');
+});
+
+test('returning early from the stream (break) closes the Rust stream and the server turn is cancelled', async (t) => {
+  const fake = fakeServer({ turns: [LONG] });
+  t.after(() => fake.remove());
+  // The adapter registered by hand, so the test holds every native handle: only close()
+  // (not the garbage collector finalizing a dropped handle) can end the Rust stream.
+  const handles = [];
+  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot }), undefined, {
+    onStream: (handle) => handles.push(handle),
+  });
+  const ctx = new Context();
+  ctx.plugin(LlmRuntime);
+  await eventually(() => ctx.get('llm') !== undefined, 'the llm service');
+  ctx.llm.registerAdapter(['antigravity-acp'], adapter);
+  try {
+    for await (const chunk of ctx.llm.stream(request([user('Write a long essay')]))) {
+      if (chunk.type === 'text-delta') break;
+    }
+    await eventually(() => fake.methods().includes('session/cancel'), 'session/cancel after the early return');
+    assert.equal(handles.length, 1);
+    assert.equal(await handles[0].nextBatch(8), '{"ok":[]}', 'the closed handle yields nothing more');
+  } finally {
+    await adapter.dispose();
+  }
+  assert.deepEqual(fake.pids(), []);
+});
+
+test('disposing the plugin scope mid-turn ends the stream and leaves no process and no scratch directory', async (t) => {
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
+  let disposed;
+  const out = await within(
+    drain(host.llm.stream(request([user('Write a long essay')])), {
+      onChunk: (chunk) => {
+        if (chunk.type === 'text-delta') disposed = host.fiber.dispose();
+      },
+    }),
+    'the stream cut by disposal',
+  );
+  await within(disposed, 'the plugin scope disposal');
+  assert.equal(out.finish.kind, 'error');
+  assert.equal(out.finish.failure.code, 'ACP_DISPOSED');
+  assert.deepEqual(fake.pids(), [], 'no fake process once the disposal settled');
+  assert.deepEqual(fake.scratchLeft(), [], 'no scratch directory once the disposal settled');
+  assert.ok(fake.methods().includes('session/cancel'));
+  await host.stop();
+});
+
+test('a refused temperature finishes UNSUPPORTED_OPTION and starts no process', async (t) => {
+  const { fake, host } = await fakeHost(t, {});
+  try {
+    const out = await drain(host.llm.stream(request([user('hi')], { temperature: 0.2 })));
+    assert.equal(out.finish.kind, 'error');
+    assert.equal(out.finish.failure.code, 'UNSUPPORTED_OPTION');
+    assert.match(out.finish.failure.message, /temperature/);
+    assert.deepEqual(out.blocks, []);
+    assert.deepEqual(fake.journal(), [], 'no server process was started');
+  } finally {
+    await host.stop();
+  }
+});
+
+test('a refused config throws LlmError ACP_INVALID_CONFIG naming the field, and registers nothing', async () => {
+  assert.throws(
+    () => new AntigravityAcpAdapter(JSON.stringify({ timeoutMs: 0 })),
+    (error) => error instanceof LlmError && error.code === 'ACP_INVALID_CONFIG' && /timeoutMs/.test(error.message),
+  );
+  assert.throws(
+    () => new AntigravityAcpAdapter(JSON.stringify({ timeoutMS: 5 })),
+    (error) => error instanceof LlmError && error.code === 'ACP_INVALID_CONFIG' && /timeoutMS/.test(error.message),
+  );
+  const ctx = new Context();
+  ctx.plugin(LlmRuntime);
+  await eventually(() => ctx.get('llm') !== undefined, 'the llm service');
+  const fiber = ctx.plugin(plugin, { maxActiveTurns: 0 });
+  await fiber.await?.().catch(() => {});
+  assert.deepEqual(ctx.llm.listProviders(), []);
+  await fiber.dispose();
+});
+
+test('a Rust panic is a thrown error with code ACP_INTERNAL, and the host goes on', { skip: binding.testPanic === undefined && 'a release addon has no test hooks' }, () => {
+  assert.throws(() => binding.testPanic(), (error) => error.code === 'ACP_INTERNAL' && /panicked/.test(error.message));
+  const adapter = new AntigravityAcpAdapter('{}');
+  assert.equal(adapter.providerInfo('antigravity-acp').id, 'antigravity-acp');
+});
+
+test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: binding.testUnfinishedStream === undefined && 'a release addon has no test hooks' }, async () => {
+  const handle = binding.testUnfinishedStream();
+  const batches = [];
+  for (;;) {
+    const batch = JSON.parse(await handle.nextBatch(8)).ok;
+    if (batch.length === 0) break;
+    batches.push(batch);
+  }
+  assert.deepEqual(batches, [
+    [{ type: 'text-delta', index: 0, text: 'partial' }],
+    [{ type: 'finish', reason: { kind: 'error', failure: { code: 'ACP_INTERNAL', message: "the adapter's stream ended without a finish" } } }],
+  ]);
+});
