@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CI checks, in order: formatting, lints, rustdoc (broken links are errors), then the
-# README's test command (which runs every YAML scenario through dsh-sim as its own test, on
-# the fake server). `.ci/run` calls this script. Exits non-zero on the first failure.
+# README's test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim
+# as its own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
+# `.ci/run` calls this script. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,5 +15,4 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo doc (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-echo "== cargo test --workspace"
-cargo test --workspace --locked
+bash ci/test.sh

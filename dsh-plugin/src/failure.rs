@@ -2,10 +2,10 @@
 //! binding wrote. A synchronous method throws a JS `Error` whose `code` is that string; an
 //! async one resolves to a JSON envelope, `{"ok": value}` or `{"error": {code, message}}`
 //! (napi rejects an async call only with its own status names, never a custom code). The
-//! JS glue turns either into DSH's `LlmError(message, code)`. Three codes are the
-//! binding's own (the adapter's `LlmErrorCode` covers what happens inside a generation): a
-//! refused plugin config, a request that does not have DSH's shape, and a caught panic
-//! (`ACP_INTERNAL`, the adapter's code for its own faults).
+//! JS glue turns either into DSH's `LlmError(message, code)`. Every code is an
+//! `LlmErrorCode` of the adapter (one table): besides what a generation reports, a refused
+//! plugin config (`ACP_INVALID_CONFIG`), a request that does not have DSH's shape
+//! (`ACP_INVALID_REQUEST`) and a caught panic (`ACP_INTERNAL`).
 
 use std::any::Any;
 use std::future::Future;
@@ -15,10 +15,10 @@ use antigravity_acp::contract::{LlmError, LlmErrorCode};
 use futures::FutureExt;
 
 /// The plugin config was refused (`PluginConfig`); the message names the field.
-pub const INVALID_CONFIG: &str = "ACP_INVALID_CONFIG";
+pub const INVALID_CONFIG: LlmErrorCode = LlmErrorCode::AcpInvalidConfig;
 
 /// A request's JSON (options, images, chunk bound) does not have DSH's shape.
-pub const INVALID_REQUEST: &str = "ACP_INVALID_REQUEST";
+pub const INVALID_REQUEST: LlmErrorCode = LlmErrorCode::AcpInvalidRequest;
 
 /// A thrown error: `code` becomes the JS error's `code`.
 pub type Thrown = napi::Error<String>;
@@ -27,13 +27,13 @@ pub type Thrown = napi::Error<String>;
 pub type Result<T> = std::result::Result<T, Thrown>;
 
 /// An error with `code` and `message`.
-pub fn thrown(code: &str, message: impl Into<String>) -> Thrown {
-    napi::Error::new(code.to_owned(), message.into())
+pub fn thrown(code: LlmErrorCode, message: impl Into<String>) -> Thrown {
+    napi::Error::new(code.as_str().to_owned(), message.into())
 }
 
 /// DSH's failure as a thrown error: its code string and its sanitized message.
 pub fn from_llm_error(error: &LlmError) -> Thrown {
-    thrown(error.code.as_str(), error.message.clone())
+    thrown(error.code, error.message.clone())
 }
 
 /// Serializes `value` for JS; a failure (never expected for the contract's types) is an
@@ -56,7 +56,7 @@ pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Resu
 
 /// The binding's own fault (`ACP_INTERNAL`).
 pub fn internal(message: &str) -> Thrown {
-    thrown(LlmErrorCode::AcpInternal.as_str(), message)
+    thrown(LlmErrorCode::AcpInternal, message)
 }
 
 /// Runs `body`; a panic becomes a thrown `ACP_INTERNAL` instead of unwinding into Node.

@@ -86,11 +86,17 @@ pub enum LlmErrorCode {
     /// binding caught a panic.
     #[serde(rename = "ACP_INTERNAL")]
     AcpInternal,
+    /// The plugin's config was refused (the message names the field).
+    #[serde(rename = "ACP_INVALID_CONFIG")]
+    AcpInvalidConfig,
+    /// A request handed to the Node binding does not have DSH's shape.
+    #[serde(rename = "ACP_INVALID_REQUEST")]
+    AcpInvalidRequest,
 }
 
 impl LlmErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [LlmErrorCode; 24] = [
+    pub const ALL: [LlmErrorCode; 26] = [
         Self::Aborted,
         Self::EmptyResponse,
         Self::UnsupportedOption,
@@ -115,6 +121,8 @@ impl LlmErrorCode {
         Self::AcpInstallFailed,
         Self::AcpAttachmentUnavailable,
         Self::AcpInternal,
+        Self::AcpInvalidConfig,
+        Self::AcpInvalidRequest,
     ];
 
     /// The code's DSH string, e.g. `ACP_AUTH_REQUIRED`.
@@ -144,6 +152,8 @@ impl LlmErrorCode {
             Self::AcpInstallFailed => "ACP_INSTALL_FAILED",
             Self::AcpAttachmentUnavailable => "ACP_ATTACHMENT_UNAVAILABLE",
             Self::AcpInternal => "ACP_INTERNAL",
+            Self::AcpInvalidConfig => "ACP_INVALID_CONFIG",
+            Self::AcpInvalidRequest => "ACP_INVALID_REQUEST",
         }
     }
 
@@ -229,6 +239,8 @@ mod tests {
             (AcpNativeToolRejected, "ACP_NATIVE_TOOL_REJECTED"),
             (AcpAttachmentUnavailable, "ACP_ATTACHMENT_UNAVAILABLE"),
             (AcpInternal, "ACP_INTERNAL"),
+            (AcpInvalidConfig, "ACP_INVALID_CONFIG"),
+            (AcpInvalidRequest, "ACP_INVALID_REQUEST"),
         ];
         assert_eq!(pinned.len(), LlmErrorCode::ALL.len());
         for (code, spelling) in pinned {
