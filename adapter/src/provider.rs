@@ -320,6 +320,84 @@ mod tests {
         assert!(matches!(model(""), Err(AdapterError::ModelUnavailable(_))));
     }
 
+    /// `listModels`' answer: `server-default` first, then the configured models until
+    /// discovery ran, then the server's catalogue with its own names and descriptions; each
+    /// model is the asked provider's, text and image in.
+    #[test]
+    fn models_are_listed_with_the_servers_own_names() {
+        let provider = AntigravityProvider::new(AdapterConfig {
+            models: vec!["configured".into()],
+            ..AdapterConfig::default()
+        });
+        let ids = |models: &[LlmModelInfo]| -> Vec<String> {
+            models.iter().map(|m| m.id.clone()).collect()
+        };
+        let before = provider.model_list("agy", None);
+        assert_eq!(ids(&before), ["server-default", "configured"]);
+        assert_eq!(before[1].name, "configured");
+        let catalogue = [
+            CatalogueModel {
+                id: "gemini-x".into(),
+                name: "Gemini X".into(),
+                description: Some("fast".into()),
+            },
+            CatalogueModel {
+                id: "gemini-y".into(),
+                name: "Gemini Y".into(),
+                description: None,
+            },
+        ];
+        let after = provider.model_list("agy", Some(&catalogue));
+        assert_eq!(ids(&after), ["server-default", "gemini-x", "gemini-y"]);
+        assert_eq!(after[1].name, "Gemini X");
+        assert_eq!(after[1].description.as_deref(), Some("fast"));
+        assert_eq!(after[2].name, "Gemini Y");
+        assert_eq!(after[0].name, "Server default");
+        for model in &after {
+            assert_eq!(model.provider, "agy");
+            assert_eq!(
+                model.input_modalities,
+                Some(vec![ModelModality::Text, ModelModality::Image])
+            );
+        }
+        let unknown = provider.model_info("agy", "gemini-z", Some(&catalogue));
+        assert_eq!(
+            (unknown.name.as_str(), unknown.description),
+            ("gemini-z", None)
+        );
+    }
+
+    /// `resolveModel` starts nothing: it answers at once, adds the context window only
+    /// once a turn on that model reported one, and refuses an empty model id.
+    #[tokio::test]
+    async fn resolve_model_answers_from_what_is_known() -> crate::TestResult {
+        let provider = AntigravityProvider::new(AdapterConfig::default());
+        let signal = CancellationToken::new();
+        let before = provider.resolve_model("agy", "m1", signal.clone()).await?;
+        assert_eq!((before.model.id.as_str(), before.context), ("m1", None));
+        WindowReport {
+            windows: provider.windows.clone(),
+            model: "m1".into(),
+        }
+        .record(1_048_576);
+        let after = provider.resolve_model("agy", "m1", signal.clone()).await?;
+        assert_eq!(
+            after.context,
+            Some(LlmModelContext {
+                context_window: 1_048_576
+            })
+        );
+        let other = provider.resolve_model("agy", "m2", signal.clone()).await?;
+        assert_eq!(other.context, None);
+        let refused = provider
+            .resolve_model("agy", "", signal)
+            .await
+            .err()
+            .ok_or("an empty model id was resolved")?;
+        assert_eq!(refused.code, crate::contract::LlmErrorCode::AcpInvalidModel);
+        Ok(())
+    }
+
     /// The policy DSH's retry plugin applies retries only an empty response (C51), a
     /// bounded number of times.
     #[test]
