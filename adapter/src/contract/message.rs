@@ -341,6 +341,33 @@ mod tests {
         Ok(())
     }
 
+    /// Only an assistant message makes tool calls; only tool-result blocks (or a
+    /// `role: 'tool'` message) are results; a message of only results is no prompt.
+    #[test]
+    fn calls_results_and_prompts_are_read_by_role() {
+        let call = ContentBlock::ToolCall(ToolCallBlock {
+            id: "c1".into(),
+            name: "read".into(),
+            arguments: "{}".into(),
+        });
+        assert_eq!(
+            Message::new(Role::Assistant, vec![call.clone()])
+                .tool_calls()
+                .count(),
+            1
+        );
+        assert_eq!(Message::new(Role::User, vec![call]).tool_calls().count(), 0);
+        let result = Message::tool_result("c1", vec![ContentBlock::text("ok")], false);
+        assert!(!result.is_prompt());
+        let mut mixed = result.clone();
+        mixed.content.push(ContentBlock::text("and a question"));
+        assert!(mixed.is_prompt());
+        assert!(Message::new(Role::System, vec![ContentBlock::text("rules")]).is_prompt());
+        assert!(!Message::new(Role::Assistant, vec![ContentBlock::text("hi")]).is_prompt());
+        let orphan = Message::new(Role::Tool, vec![ContentBlock::text("no id")]);
+        assert!(orphan.tool_results().is_empty());
+    }
+
     /// A known block type with a wrong shape is an error, not an unknown block.
     #[test]
     fn a_malformed_known_block_is_refused() {
