@@ -31,9 +31,10 @@ use crate::turn::{
     WindowReport, build_prompt, fingerprint, run_turn,
 };
 
-/// The codes DSH's retry plugin may retry for this provider: only a failure that by
-/// construction streamed nothing and ran no DSH tool (C51). An empty response is the one:
-/// a retry rebuilds the prompt from DSH's history, so a tool that ran is never run again.
+/// The codes DSH's retry plugin may retry for this provider: only a failure whose
+/// generation by construction streamed nothing (C51). An empty response is the one: a
+/// retry rebuilds the prompt from DSH's history, which holds every call that ran and its
+/// result, so nothing streamed is repeated and no tool is re-run behind DSH's back.
 pub const RETRYABLE_CODES: [&str; 1] = ["EMPTY_RESPONSE"];
 
 /// How often DSH's retry plugin may retry an empty response.
@@ -106,6 +107,7 @@ impl AntigravityProvider {
                     sink,
                     abort: request.signal.clone(),
                     history: HistoryDigest::of(&request.messages),
+                    max_tokens: request.max_tokens,
                 };
                 match exchange.control.try_send(continuation) {
                     Ok(()) => return Ok(stream),
@@ -155,6 +157,7 @@ impl AntigravityProvider {
                 windows: self.windows.clone(),
                 model: request.model.clone(),
             },
+            max_tokens: request.max_tokens,
             model,
             prompt,
             catalog,

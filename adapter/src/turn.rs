@@ -70,6 +70,8 @@ pub(crate) struct TurnSpec {
     pub(crate) lane: Option<NoToolLane>,
     /// Where the context window the server reports is kept.
     pub(crate) window: WindowReport,
+    /// DSH's `maxTokens` for the first generation (`None`: no cap).
+    pub(crate) max_tokens: Option<u64>,
 }
 
 /// Runs a turn from start to teardown. Spawned on the provider's task tracker.
@@ -151,6 +153,7 @@ where
         permit,
         pool,
         window,
+        max_tokens,
         ..
     } = spec;
     let mut turn = TurnLoop::new(
@@ -165,6 +168,7 @@ where
             tool_timeout: config.tool_timeout,
             segment_started,
             window,
+            max_tokens,
         },
         calls,
         sink,
@@ -377,6 +381,7 @@ fn terminal_reason(outcome: Outcome) -> Option<FinishReason> {
         Outcome::Failed(error) => Some(FinishReason::Error {
             failure: error.to_llm_error().to_failure(),
         }),
+        Outcome::CapReached => Some(FinishReason::MaxTokens),
         Outcome::Disposed => Some(FinishReason::Error {
             failure: AdapterError::Disposed.to_llm_error().to_failure(),
         }),

@@ -388,22 +388,21 @@ async fn a_disposed_provider_refuses_new_turns() -> TestResult {
     Ok(())
 }
 
-/// C72: each control DSH may set that the server cannot honour (`reasoningEffort`,
-/// `temperature`, `maxTokens`, a non-empty `stop`) alone fails the request with
-/// `UNSUPPORTED_OPTION` naming it, before any server process starts; an empty `stop` list
-/// asks for nothing and is no refusal.
+/// C72: each control DSH may set that the server cannot honour and the adapter cannot
+/// enforce (`reasoningEffort`, `temperature`, a non-empty `stop`) alone fails the request
+/// with `UNSUPPORTED_OPTION` naming it, before any server process starts; an empty `stop`
+/// list asks for nothing and `maxTokens` (a cap the adapter enforces) is no refusal.
 #[tokio::test(flavor = "multi_thread")]
 async fn each_sampling_control_alone_is_refused_by_name() -> TestResult {
     let scratch = tempfile::tempdir()?;
     let pidfile = scratch.path().join("pid");
     let provider = AntigravityProvider::new(config(silent_server(&pidfile), scratch.path())?);
     type Set = fn(&mut GenerateOptions);
-    let controls: [(&str, Set); 4] = [
+    let controls: [(&str, Set); 3] = [
         ("reasoningEffort", |r| {
             r.reasoning_effort = Some("high".into())
         }),
         ("temperature", |r| r.temperature = Some(0.2)),
-        ("maxTokens", |r| r.max_tokens = Some(256)),
         ("stop", |r| r.stop = Some(vec!["END".into()])),
     ];
     for (name, set) in controls {
@@ -417,15 +416,26 @@ async fn each_sampling_control_alone_is_refused_by_name() -> TestResult {
         !pidfile.exists(),
         "a server was started for a refused request"
     );
-    let mut empty_stop = hello();
-    empty_stop.stop = Some(Vec::new());
-    empty_stop.signal.cancel();
-    let items = collect(provider.stream(empty_stop)).await?;
-    assert_ne!(
-        last_error(&items).ok(),
-        Some(LlmErrorCode::UnsupportedOption),
-        "an empty stop list was refused"
-    );
+    for (name, accepted) in [
+        ("an empty stop list", {
+            let mut r = hello();
+            r.stop = Some(Vec::new());
+            r
+        }),
+        ("maxTokens", {
+            let mut r = hello();
+            r.max_tokens = Some(64);
+            r
+        }),
+    ] {
+        accepted.signal.cancel();
+        let items = collect(provider.stream(accepted)).await?;
+        assert_ne!(
+            last_error(&items).ok(),
+            Some(LlmErrorCode::UnsupportedOption),
+            "{name} was refused"
+        );
+    }
     provider.dispose().await;
     Ok(())
 }
@@ -438,11 +448,11 @@ async fn requests_the_server_cannot_honour_fail_before_any_process_starts() -> T
 
     let mut sampled = hello();
     sampled.temperature = Some(0.2);
-    sampled.max_tokens = Some(1);
+    sampled.reasoning_effort = Some("low".into());
     let error = only_error(collect(provider.stream(sampled)).await?)?;
     assert_eq!(error.code, LlmErrorCode::UnsupportedOption);
     assert!(
-        error.message.contains("temperature") && error.message.contains("maxTokens"),
+        error.message.contains("temperature") && error.message.contains("reasoningEffort"),
         "{}",
         error.message
     );

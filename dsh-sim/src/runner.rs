@@ -608,6 +608,7 @@ async fn drive_chat(
             .clone()
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
         tools: scenario.dsh.tools.iter().map(HostTool::from_spec).collect(),
+        max_tokens: scenario.dsh.max_tokens,
     };
     let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
     let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);

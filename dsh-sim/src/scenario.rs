@@ -76,6 +76,10 @@ pub struct DshScript {
     /// `antigravity-acp/gemini-3.8-flash-low`); absent means a fresh chat.
     #[serde(default)]
     pub model: Option<String>,
+    /// DSH's `maxTokens` on every request of the chat (an output cap the adapter enforces;
+    /// default: none).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
     /// DSH's system prompt (default: a short fixed one).
     #[serde(default)]
     pub system: Option<String>,

@@ -203,6 +203,7 @@ fn setup(tools: Vec<HostTool>) -> ChatSetup {
         model: "scripted/one".into(),
         system: "be brief".into(),
         tools,
+        max_tokens: None,
     }
 }
 
@@ -520,7 +521,6 @@ fn text_start() -> StreamChunk {
 #[case::end_twice(vec![text_start(), end_text(0, ""), end_text(0, ""), stop()], "not open")]
 #[case::two_finishes(vec![stop(), stop()], "after the terminal item")]
 #[case::chunk_after_error_finish(vec![finish(FinishReason::Error { failure: failure(LlmErrorCode::AcpInternal, "x") }), text_start()], "after the terminal item")]
-#[case::no_finish(vec![text_start(), end_text(0, "")], "without a finish")]
 #[case::tool_finish_without_calls(vec![tool_calls()], "without any tool call")]
 #[case::calls_with_stop([call(0, "c", "read_file"), vec![stop()]].concat(), "finish was stop")]
 #[case::tool_not_offered(tool_round("c", "rm_rf"), "did not offer")]
@@ -576,6 +576,25 @@ async fn stream_protocol_violations_fail_the_run(
     match &transcript.runs[0].outcome {
         RunOutcome::Violation { message } => assert!(message.contains(expected), "{message}"),
         other => panic!("expected a violation containing {expected:?}, got {other}"),
+    }
+}
+
+/// A producer that goes away without its finish: the adapter's stream itself ends with an
+/// `error` finish, code `ACP_INTERNAL` (never a silent end DSH would read as `stop`).
+#[tokio::test]
+async fn a_stream_without_its_finish_ends_acp_internal() {
+    let adapter = ScriptedAdapter::new(vec![vec![text_start(), end_text(0, "")]]);
+    let (transcript, _) = run(adapter, vec![read_file(Permission::Allow)], &["go"]).await;
+    match &transcript.runs[0].outcome {
+        RunOutcome::Failed { failure } => {
+            assert_eq!(failure.code, "ACP_INTERNAL");
+            assert!(
+                failure.message.contains("without a finish"),
+                "{}",
+                failure.message
+            );
+        }
+        other => panic!("expected an ACP_INTERNAL failure, got {other}"),
     }
 }
 

@@ -4,9 +4,14 @@
 
 use std::sync::Arc;
 
-use antigravity_acp::contract::{AdapterRegistry, LlmAdapter, RegistryError};
+use antigravity_acp::contract::{
+    AdapterRegistry, ChunkStream, FinishReason, GenerateOptions, LlmAdapter, LlmError,
+    LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, RegistryError, RetryPolicy,
+};
 use antigravity_acp::{AdapterConfig, AntigravityProvider};
 use dsh_sim::host::registry::{BUNDLE_DEFAULT_MODEL, HostError, HostRegistry};
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
 
 /// The registry as a DSH bundle leaves it: the adapter registered, the bundle's default
 /// model applied.
@@ -33,6 +38,66 @@ fn register_serves_the_configured_provider_route() {
     };
     antigravity_acp::register(&mut elsewhere, config).unwrap();
     assert_eq!(elsewhere.providers(), ["agy"]);
+    let info = elsewhere
+        .adapter_for_provider("agy")
+        .unwrap()
+        .provider_info("agy");
+    assert_eq!(
+        info.id, "agy",
+        "providerInfo describes the route it was asked about"
+    );
+}
+
+/// An adapter whose `providerInfo` always names one fixed route.
+struct FixedInfo;
+
+impl LlmAdapter for FixedInfo {
+    fn provider_info(&self, _provider: &str) -> LlmProviderInfo {
+        LlmProviderInfo {
+            id: "antigravity-acp".into(),
+            name: "fixed".into(),
+        }
+    }
+    fn provider_retry_policy(&self, _provider: &str) -> Option<RetryPolicy> {
+        None
+    }
+    fn list_models(&self, _provider: &str) -> BoxFuture<'_, Result<Vec<LlmModelInfo>, LlmError>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn resolve_model(
+        &self,
+        _provider: &str,
+        _model: &str,
+        _signal: CancellationToken,
+    ) -> BoxFuture<'_, Result<LlmResolvedModelInfo, LlmError>> {
+        Box::pin(async {
+            Err(LlmError::new(
+                antigravity_acp::contract::LlmErrorCode::AcpInternal,
+                "x",
+            ))
+        })
+    }
+    fn stream(&self, _options: GenerateOptions) -> ChunkStream {
+        ChunkStream::finished(FinishReason::Stop)
+    }
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// As DSH does, the host refuses an adapter whose providerInfo describes another route.
+#[test]
+fn the_host_refuses_an_adapter_describing_another_route() {
+    let mut registry = HostRegistry::new();
+    assert_eq!(
+        registry.register_adapter(&["agy".to_owned()], Arc::new(FixedInfo)),
+        Err(RegistryError::InvalidAdapter("agy".into()))
+    );
+    assert!(
+        registry
+            .register_adapter(&["antigravity-acp".to_owned()], Arc::new(FixedInfo))
+            .is_ok()
+    );
 }
 
 #[test]

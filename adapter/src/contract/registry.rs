@@ -15,6 +15,10 @@ pub enum RegistryError {
     /// An initial registration must name at least one provider route.
     #[error("INVALID_PROVIDER: a registration needs at least one provider route")]
     NoProviders,
+    /// `INVALID_ADAPTER`: the adapter's `providerInfo(provider)` does not describe that
+    /// route (its id differs, or its name is empty), as DSH checks on registration.
+    #[error("INVALID_ADAPTER: the adapter's providerInfo does not describe provider `{0}`")]
+    InvalidAdapter(String),
 }
 
 /// The host side of plugin registration.

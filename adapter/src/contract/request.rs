@@ -65,7 +65,8 @@ pub struct GenerateOptions {
     /// Sampling temperature (the server accepts none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// Output cap (the server accepts none).
+    /// Output cap. The server accepts none, so the adapter enforces it itself on the
+    /// characters it streams (see the README: 4 characters per token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
     /// Stop sequences (the server accepts none; an empty list asks for nothing).
@@ -110,8 +111,9 @@ impl GenerateOptions {
         self.system.as_deref().unwrap_or_default()
     }
 
-    /// The controls set that the server cannot honour, by DSH's option names, in a fixed
-    /// order. An empty `stop` list asks for nothing and is not among them.
+    /// The controls set that the server cannot honour and the adapter cannot enforce, by
+    /// DSH's option names, in a fixed order. `maxTokens` is not among them (the adapter
+    /// caps the output itself); an empty `stop` list asks for nothing.
     pub fn unsupported_controls(&self) -> Vec<&'static str> {
         let mut set = Vec::new();
         if self.reasoning_effort.is_some() {
@@ -119,9 +121,6 @@ impl GenerateOptions {
         }
         if self.temperature.is_some() {
             set.push("temperature");
-        }
-        if self.max_tokens.is_some() {
-            set.push("maxTokens");
         }
         if self.stop.as_ref().is_some_and(|stop| !stop.is_empty()) {
             set.push("stop");
@@ -153,8 +152,9 @@ mod tests {
         assert_eq!(options.session_id.as_deref(), Some("s1"));
         assert_eq!(
             options.unsupported_controls(),
-            ["reasoningEffort", "temperature", "maxTokens"]
+            ["reasoningEffort", "temperature"]
         );
+        assert_eq!(options.max_tokens, Some(9));
         let stop = GenerateOptions {
             stop: Some(vec!["END".into()]),
             ..GenerateOptions::default()

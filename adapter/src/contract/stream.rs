@@ -2,7 +2,10 @@
 //! `@deepseek-ai/dsh-llm`): `block-start`, `text-delta`, `reasoning-delta`,
 //! `tool-call-delta`, `block-end` carrying the assembled block, `usage`, and exactly one
 //! terminal `finish`. Every type serializes to DSH's own wire names, so a chunk crosses the
-//! Node binding as it is. [`ChunkStream`] is the bounded channel DSH reads it from.
+//! Node binding as it is. [`ChunkStream`] is the bounded channel DSH reads it from; it
+//! guarantees the one finish: a stream whose producer went away without sending one (a
+//! panicked task, a bug) ends with an `error` finish, code `ACP_INTERNAL`, never silently
+//! (DSH's `BlockAssembler` would read a missing finish as `stop`).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -12,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::error::{LlmError, LlmErrorCode};
 use super::message::ContentBlock;
 
 /// DSH's content block `type` tags, as `block-start` names them.
@@ -183,6 +187,9 @@ pub const STREAM_CAPACITY: usize = 64;
 #[derive(Debug)]
 pub struct ChunkStream {
     receiver: mpsc::Receiver<StreamChunk>,
+    /// Whether the finish was handed out (received, or made up for a producer that went
+    /// away without one).
+    finished: bool,
 }
 
 /// The sending end of a [`ChunkStream`], held by the adapter.
@@ -197,7 +204,37 @@ impl ChunkStream {
     /// A connected sender/stream pair.
     pub fn channel() -> (ChunkSender, ChunkStream) {
         let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
-        (ChunkSender { sender }, ChunkStream { receiver })
+        (ChunkSender { sender }, ChunkStream::of(receiver))
+    }
+
+    fn of(receiver: mpsc::Receiver<StreamChunk>) -> Self {
+        Self {
+            receiver,
+            finished: false,
+        }
+    }
+
+    /// What the stream hands out for `received`: the chunk (noting a finish), or at the
+    /// channel's end the finish a producer failed to send, once.
+    fn hand_out(&mut self, received: Option<StreamChunk>) -> Option<StreamChunk> {
+        match received {
+            Some(chunk) => {
+                self.finished |= matches!(chunk, StreamChunk::Finish { .. });
+                Some(chunk)
+            }
+            None if !self.finished => {
+                self.finished = true;
+                tracing::error!("a stream ended without its finish; ending it ACP_INTERNAL");
+                Some(StreamChunk::finish(FinishReason::Error {
+                    failure: LlmError::new(
+                        LlmErrorCode::AcpInternal,
+                        "the adapter ended this stream without a finish (an internal fault)",
+                    )
+                    .to_failure(),
+                }))
+            }
+            None => None,
+        }
     }
 
     /// A stream that yields one terminal chunk and ends.
@@ -207,12 +244,13 @@ impl ChunkStream {
         if sender.try_send(StreamChunk::finish(reason)).is_err() {
             tracing::error!("a fresh stream channel refused its first item");
         }
-        ChunkStream { receiver }
+        ChunkStream::of(receiver)
     }
 
     /// Receives the next chunk, or `None` once the stream has ended.
     pub async fn recv(&mut self) -> Option<StreamChunk> {
-        self.receiver.recv().await
+        let received = self.receiver.recv().await;
+        self.hand_out(received)
     }
 
     /// Waits for the next chunk, then takes every chunk already buffered behind it, up to
@@ -221,6 +259,12 @@ impl ChunkStream {
     pub async fn recv_batch(&mut self, max: usize) -> Vec<StreamChunk> {
         let mut batch = Vec::new();
         self.receiver.recv_many(&mut batch, max.max(1)).await;
+        if batch.is_empty() {
+            return self.hand_out(None).into_iter().collect();
+        }
+        self.finished |= batch
+            .iter()
+            .any(|chunk| matches!(chunk, StreamChunk::Finish { .. }));
         batch
     }
 }
@@ -229,7 +273,10 @@ impl Stream for ChunkStream {
     type Item = StreamChunk;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.receiver.poll_recv(cx)
+        match self.receiver.poll_recv(cx) {
+            Poll::Ready(received) => Poll::Ready(self.hand_out(received)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -269,6 +316,53 @@ mod tests {
         assert!(!sender.send(StreamChunk::finish(FinishReason::Stop)).await);
     }
 
+    /// A producer that goes away without its finish (a panicked turn task) still ends the
+    /// stream with one: an `error` finish, code `ACP_INTERNAL`, then nothing; a stream that
+    /// had its finish gets no other, whichever way it is read.
+    #[tokio::test]
+    async fn a_stream_always_ends_with_exactly_one_finish() {
+        let (sender, mut stream) = ChunkStream::channel();
+        assert!(
+            sender
+                .send(StreamChunk::TextDelta {
+                    index: 0,
+                    text: "x".into()
+                })
+                .await
+        );
+        drop(sender);
+        assert!(matches!(
+            stream.recv().await,
+            Some(StreamChunk::TextDelta { .. })
+        ));
+        let made_up = stream.recv().await;
+        let Some(StreamChunk::Finish { reason, .. }) = &made_up else {
+            panic!("no finish: {made_up:?}");
+        };
+        assert_eq!(
+            reason.failure().map(|f| f.code.as_str()),
+            Some("ACP_INTERNAL")
+        );
+        assert_eq!(stream.recv().await, None);
+
+        let (sender, mut batched) = ChunkStream::channel();
+        drop(sender);
+        assert_eq!(batched.recv_batch(8).await.len(), 1, "the made-up finish");
+        assert!(batched.recv_batch(8).await.is_empty());
+
+        let (sender, stream) = ChunkStream::channel();
+        assert!(sender.send(StreamChunk::finish(FinishReason::Stop)).await);
+        drop(sender);
+        let all: Vec<StreamChunk> = futures::StreamExt::collect(stream).await;
+        assert_eq!(all, [StreamChunk::finish(FinishReason::Stop)]);
+
+        let (sender, mut batched) = ChunkStream::channel();
+        assert!(sender.send(StreamChunk::finish(FinishReason::Stop)).await);
+        drop(sender);
+        assert_eq!(batched.recv_batch(8).await.len(), 1);
+        assert!(batched.recv_batch(8).await.is_empty());
+    }
+
     /// A batch takes what is buffered, up to its bound, and never waits for more.
     #[tokio::test]
     async fn a_batch_takes_what_is_buffered_up_to_its_bound() {
@@ -282,7 +376,9 @@ mod tests {
         }
         assert_eq!(stream.recv_batch(3).await.len(), 3);
         assert_eq!(stream.recv_batch(100).await.len(), 2);
+        assert!(sender.send(StreamChunk::finish(FinishReason::Stop)).await);
         drop(sender);
+        assert_eq!(stream.recv_batch(100).await.len(), 1);
         assert!(stream.recv_batch(100).await.is_empty());
     }
 

@@ -39,6 +39,8 @@ pub(crate) struct TurnLoopParts {
     pub(crate) segment_started: Instant,
     /// Where the context window a `usage_update` reports is kept for `resolveModel`.
     pub(crate) window: WindowReport,
+    /// DSH's `maxTokens` for the first generation (`None`: no cap).
+    pub(crate) max_tokens: Option<u64>,
 }
 
 /// Where the turn stands between the server and DSH. Each phase holds exactly what it
@@ -86,15 +88,13 @@ impl TurnLoop {
     ) -> Self {
         let (control_tx, control) = mpsc::channel(1);
         let deadline = parts.segment_started + parts.timeout;
+        let blocks = BlockWriter::with_max_tokens(parts.max_tokens);
         Self {
             parts,
             calls: Some(calls),
             control,
             control_tx,
-            phase: Phase::Streaming {
-                sink,
-                blocks: BlockWriter::default(),
-            },
+            phase: Phase::Streaming { sink, blocks },
             deadline,
         }
     }
@@ -245,12 +245,13 @@ impl TurnLoop {
             sink,
             abort,
             history,
+            max_tokens,
         } = continuation;
         let parked = std::mem::replace(
             &mut self.phase,
             Phase::Streaming {
                 sink,
-                blocks: BlockWriter::default(),
+                blocks: BlockWriter::with_max_tokens(max_tokens),
             },
         );
         self.parts.ends.abort = abort;
@@ -283,12 +284,20 @@ impl TurnLoop {
     async fn on_event(&mut self, event: ServerEvent) -> Result<(), Outcome> {
         match event {
             ServerEvent::Chunk { kind, text } => {
-                let parts = match &mut self.phase {
-                    Phase::Streaming { blocks, .. } => blocks.delta(kind, text),
-                    Phase::Parked { .. } => Vec::new(),
+                let (parts, capped) = match &mut self.phase {
+                    Phase::Streaming { blocks, .. } => {
+                        let parts = blocks.delta(kind, text);
+                        (parts, blocks.is_capped())
+                    }
+                    Phase::Parked { .. } => (Vec::new(), false),
                 };
                 for part in parts {
                     self.emit(part).await?;
+                }
+                // DSH's maxTokens reached: the open block closes as the loop finishes,
+                // and the prompt is cancelled.
+                if capped {
+                    return Err(Outcome::CapReached);
                 }
                 Ok(())
             }

@@ -21,6 +21,9 @@ pub(crate) enum Outcome {
     Superseded,
     /// The provider was disposed.
     Disposed,
+    /// The generation reached DSH's `maxTokens`: its output was cut and the prompt is
+    /// cancelled (the finish is `max-tokens`).
+    CapReached,
     /// DSH dropped the stream (an early return).
     DroppedByDsh,
 }

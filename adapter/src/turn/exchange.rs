@@ -99,6 +99,8 @@ pub(crate) struct Continuation {
     pub(crate) abort: CancellationToken,
     /// The new request's whole history.
     pub(crate) history: HistoryDigest,
+    /// The new request's `maxTokens` (`None`: no cap).
+    pub(crate) max_tokens: Option<u64>,
 }
 
 /// A turn waiting for DSH's tool results.

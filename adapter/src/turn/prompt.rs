@@ -96,17 +96,28 @@ struct Prompt<'a> {
 }
 
 impl Prompt<'_> {
+    /// One message: its tool results first (each under its own heading), then whatever
+    /// else it says under its role's heading, so a user message that holds a result and
+    /// a question loses neither.
     fn message(&mut self, message: &Message) -> Result<(), AdapterError> {
-        let results = message.tool_results();
-        if !results.is_empty() {
-            for result in results {
-                let status = if result.is_error { "error" } else { "ok" };
-                push_line(
-                    &mut self.text,
-                    format_args!("\n### tool result {} ({status})", result.call_id),
-                );
-                self.blocks(result.content)?;
-            }
+        for result in message.tool_results() {
+            let status = if result.is_error { "error" } else { "ok" };
+            push_line(
+                &mut self.text,
+                format_args!("\n### tool result {} ({status})", result.call_id),
+            );
+            self.blocks(result.content)?;
+        }
+        if message.role == Role::Tool {
+            return Ok(());
+        }
+        let rest: Vec<ContentBlock> = message
+            .content
+            .iter()
+            .filter(|block| !matches!(block, ContentBlock::ToolResult(_)))
+            .cloned()
+            .collect();
+        if rest.is_empty() && !message.content.is_empty() {
             return Ok(());
         }
         let role = match message.role {
@@ -115,7 +126,7 @@ impl Prompt<'_> {
             Role::Assistant => "assistant",
         };
         push_line(&mut self.text, format_args!("\n### {role}"));
-        self.blocks(&message.content)
+        self.blocks(&rest)
     }
 
     fn blocks(&mut self, blocks: &[ContentBlock]) -> Result<(), AdapterError> {
@@ -263,6 +274,30 @@ mod tests {
             .err()
             .ok_or("an SVG was projected")?;
         assert!(matches!(error, AdapterError::UnsupportedInput(_)));
+        Ok(())
+    }
+
+    /// A user message holding a tool result and more (text, an image) keeps both: the
+    /// result under its heading, the rest under the user's.
+    #[test]
+    fn a_message_with_a_result_and_a_question_keeps_both() -> crate::TestResult {
+        let mut mixed = Message::tool_result("call_9", vec![ContentBlock::text("42")], false);
+        mixed
+            .content
+            .push(ContentBlock::text("and what does it mean?"));
+        let blocks = build_prompt(&request(vec![mixed], vec![]), None)?;
+        let AcpBlock::Text(text) = &blocks[0] else {
+            return Err("not text".into());
+        };
+        let result = text
+            .text
+            .find("### tool result call_9 (ok)\n42")
+            .ok_or("no result")?;
+        let question = text
+            .text
+            .find("### user\nand what does it mean?")
+            .ok_or("the question was dropped")?;
+        assert!(result < question);
         Ok(())
     }
 

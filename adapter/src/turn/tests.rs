@@ -154,6 +154,7 @@ fn spec_for(
         id: 1,
         permit: Some(Arc::new(Semaphore::new(1)).try_acquire_owned()?),
         window: WindowReport::default(),
+        max_tokens: request.max_tokens,
     };
     Ok((spec, stream))
 }
@@ -398,7 +399,13 @@ async fn each_outcome_delivers_its_one_terminal_chunk() -> TestResult {
             Some("error ACP_TOOL_TIMEOUT"),
         ),
         (Outcome::Disposed, Some("error ACP_DISPOSED")),
-        (Outcome::DroppedByDsh, None),
+        (Outcome::CapReached, Some("max-tokens")),
+        // Nothing is delivered: what a reader would get is the stream's own made-up
+        // finish for a producer that sent none.
+        (
+            Outcome::DroppedByDsh,
+            Some("error ACP_INTERNAL without a finish"),
+        ),
     ];
     for (outcome, expected) in cases {
         let what = format!("{outcome:?}");
@@ -412,6 +419,9 @@ async fn each_outcome_delivers_its_one_terminal_chunk() -> TestResult {
                     .and_then(|v| v["kind"].as_str().map(str::to_owned))
                     .unwrap_or_default();
                 match reason.failure() {
+                    Some(failure) if failure.message.contains("without a finish") => {
+                        format!("{kind} {} without a finish", failure.code)
+                    }
                     Some(failure) => format!("{kind} {}", failure.code),
                     None => kind,
                 }
@@ -473,6 +483,56 @@ turns:
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch)));
     second_turn_finishes_stop(&mut stream, turn).await?;
     assert!(logs_contain("a pooled process was gone; starting another"));
+    Ok(())
+}
+
+/// DSH's `maxTokens` (3 tokens: 12 characters) cuts the generation at its budget: the
+/// text that fits streams, its block closes, the finish is `max-tokens`, and the prompt
+/// still running on the server is cancelled and its process not given back.
+#[tokio::test(start_paused = true)]
+async fn max_tokens_cuts_the_generation_and_cancels_the_prompt() -> TestResult {
+    let _watchdog = real_time_watchdog(WATCHDOG);
+    let script = r#"
+turns:
+  - steps:
+      - text: "Hello there, "
+      - text: "this is far too long"
+      - wait_for_cancel: { timeout_ms: 86400000 }
+"#;
+    let mut capped = request("talk", vec![]);
+    capped.max_tokens = Some(3);
+    let mut running = start_turn(script, capped)?;
+    let chunks = running.read_to_terminal().await?;
+    let text: String = chunks
+        .iter()
+        .filter_map(|c| match c {
+            StreamChunk::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "Hello there,");
+    assert!(
+        chunks.contains(&StreamChunk::BlockEnd {
+            index: 0,
+            block: ContentBlock::text("Hello there,"),
+        }),
+        "{chunks:?}"
+    );
+    assert_eq!(
+        chunks.last(),
+        Some(&StreamChunk::finish(FinishReason::MaxTokens))
+    );
+    let (pool, config) = (running.pool.clone(), running.config.clone());
+    let (elapsed, _) = running.ended_after().await?;
+    assert!(
+        elapsed < MODEL_TIMEOUT,
+        "the capped prompt ran on for {elapsed:?}"
+    );
+    let line = ServerLauncher::new(&config).resolve().await?;
+    assert!(
+        pool.checkout(&PoolKey { line }).is_none(),
+        "a process whose prompt was cut went back to the pool"
+    );
     Ok(())
 }
 

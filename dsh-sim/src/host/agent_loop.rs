@@ -52,6 +52,8 @@ pub struct ChatSetup {
     pub system: String,
     /// The tools DSH offers.
     pub tools: Vec<HostTool>,
+    /// DSH's `maxTokens` on every request (`None`: none).
+    pub max_tokens: Option<u64>,
 }
 
 /// One chat driven through one adapter.
@@ -93,6 +95,7 @@ impl AgentLoop {
                 })
                 .cloned()
                 .collect(),
+            max_tokens: self.setup.max_tokens,
         };
         let mut nested = AgentLoop::new(self.adapter.clone(), setup, self.limits);
         nested.depth = depth;
@@ -298,6 +301,7 @@ impl AgentLoop {
                 .collect(),
         );
         request.session_id = Some(self.session_id.clone());
+        request.max_tokens = self.setup.max_tokens;
         request.signal = self.run_abort.clone();
         request
     }
@@ -416,6 +420,7 @@ impl AgentLoop {
                         self.adapter.as_ref(),
                         &self.setup.model,
                         text,
+                        &self.session_id,
                         self.run_abort.child_token(),
                     )
                     .await,

@@ -1,6 +1,7 @@
 //! DSH's adapter registry in miniature, as `ctx.llm.registerAdapter(providers, adapter)`
 //! keeps it: provider routes, each served by one adapter (a taken route is
-//! `DUPLICATE_ADAPTER`); the bundle's default model for fresh chats (C02: the
+//! `DUPLICATE_ADAPTER`; an adapter whose `providerInfo` describes another route is
+//! `INVALID_ADAPTER`); the bundle's default model for fresh chats (C02: the
 //! `agent-default-model` row of DSH's bundle patch, `antigravity-acp/server-default`); and
 //! DSH's model precedence, where a chat's saved choice wins over that default (C03).
 //! Models are written `provider/model`, as DSH's settings and UI name them.
@@ -129,6 +130,14 @@ impl AdapterRegistry for HostRegistry {
         let taken = self.providers();
         if let Some(provider) = providers.iter().find(|p| taken.contains(p)) {
             return Err(RegistryError::DuplicateAdapter(provider.clone()));
+        }
+        // DSH reads each route's providerInfo on registration and refuses an adapter
+        // that describes another route.
+        for provider in providers {
+            let info = adapter.provider_info(provider);
+            if info.id != *provider || info.name.trim().is_empty() {
+                return Err(RegistryError::InvalidAdapter(provider.clone()));
+            }
         }
         self.mounted.push(Mounted {
             providers: providers.to_vec(),

@@ -39,6 +39,7 @@ fn parked(names: &[&str]) -> Parked {
         tool_timeout: Duration::from_secs(170),
         segment_started: Instant::now(),
         window: WindowReport::default(),
+        max_tokens: None,
     };
     let (sink, stream) = ChunkStream::channel();
     let mut turn = TurnLoop::new(parts, calls, sink);
@@ -86,6 +87,7 @@ fn continuation(results: Vec<ToolOutcome>) -> (Continuation, ChunkStream) {
         sink,
         abort: CancellationToken::new(),
         history: HistoryDigest::of(&[]),
+        max_tokens: None,
     };
     (continuation, stream)
 }
