@@ -104,6 +104,9 @@ pub struct AdapterConfig {
     pub max_sessions_per_process: usize,
     /// Model ids listed by `listModels` beside `server-default` until discovery ran.
     pub models: Vec<String>,
+    /// Tool names every session disables on top of the server's built-in ones
+    /// ([`crate::NATIVE_TOOLS`]), sent after them in `_meta.agy.disabledTools` (B06).
+    pub extra_disabled_tools: Vec<String>,
 }
 
 /// The models of the 1.3.0 free tier, as the server lists them.
@@ -134,6 +137,7 @@ impl Default for AdapterConfig {
             max_idle_processes: 2,
             max_sessions_per_process: 32,
             models: KNOWN_MODELS.iter().map(|m| (*m).to_owned()).collect(),
+            extra_disabled_tools: Vec::new(),
         }
     }
 }

@@ -45,6 +45,7 @@ pub(crate) async fn discover(
             server.info,
             cwd.path(),
             Vec::new(),
+            &config.extra_disabled_tools,
             sign_in,
         )
         .await;

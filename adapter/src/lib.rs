@@ -23,7 +23,8 @@
 //! - [`install`]: provisioning: installs, verifies and repairs the pinned 1.3.0 build.
 //! - [`server`]: the managed subprocess, its scratch directory and its allowlisted
 //!   environment.
-//! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions).
+//! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions, the
+//!   server's built-in tools disabled in every session: [`NATIVE_TOOLS`]).
 //! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
 //! - [`StandaloneBridge`]: that endpoint on its own, answering its calls with a callback
 //!   (for integrators and `dsh-sim bridge`).
@@ -62,6 +63,7 @@ pub mod server;
 mod standalone_bridge;
 mod turn;
 
+pub use acp::NATIVE_TOOLS;
 pub use config::{
     ADAPTER_ID, AdapterConfig, PluginConfig, PluginConfigError, PluginServer, SERVER_DEFAULT_MODEL,
     ServerCommand, ServerSource,

@@ -320,7 +320,15 @@ async fn open(
             resources.session_dir = Some(dir);
             server.sessions += 1;
             let sign_in = SignIn::new(spec.config.sign_in_timeout, &server.key.line.env);
-            new_session(server.acp.cx(), server.info, &cwd, mcp_servers, sign_in).await?
+            new_session(
+                server.acp.cx(),
+                server.info,
+                &cwd,
+                mcp_servers,
+                &spec.config.extra_disabled_tools,
+                sign_in,
+            )
+            .await?
         }
     };
     server.acp.route_session(&session.session_id.to_string());

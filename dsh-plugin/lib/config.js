@@ -13,7 +13,8 @@ export const DEFAULT_PROVIDER = 'antigravity-acp';
 /**
  * The schema Cordis validates the plugin's config with. Objects and arrays default to
  * `undefined` here (schemastery would fill `{}` and `[]`), so an absent `server` means the
- * installed build and absent `models` the adapter's list.
+ * installed build, absent `models` the adapter's list and absent `disabledTools` the
+ * built-in tools alone.
  */
 export const Config = Schema.object({
   provider: Schema.string().default(DEFAULT_PROVIDER).description('The provider route DSH selects this adapter by.'),
@@ -36,6 +37,9 @@ export const Config = Schema.object({
   maxSessionsPerProcess: Schema.natural().description('How many sessions one process may open.'),
   maxActiveTurns: Schema.natural().description('How many tool turns may be active at once.'),
   models: Schema.array(Schema.string()).default(undefined).description('The models listed before discovery ran.'),
+  disabledTools: Schema.array(Schema.string())
+    .default(undefined)
+    .description("Tool names every session disables on top of the server's built-in ones."),
 });
 
 /**

@@ -320,7 +320,7 @@ fn run_in_workspace(
         host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
-    let knobs = scenario.dsh.adapter;
+    let knobs = &scenario.dsh.adapter;
     if let Some(ms) = knobs.timeout_ms {
         config.timeout = Duration::from_millis(ms);
     }
@@ -331,6 +331,9 @@ fn run_in_workspace(
         config.sign_in_timeout = Duration::from_millis(ms);
     }
     knobs.apply_lifecycle(&mut config);
+    config
+        .extra_disabled_tools
+        .clone_from(&knobs.extra_disabled_tools);
     let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
     let mut execution =
         runtime.block_on(execute(scenario, config, options, journal, &scratch_root));

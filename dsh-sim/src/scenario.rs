@@ -134,7 +134,7 @@ pub enum HomeToken {
 
 /// The adapter settings a scenario may change, to reach timeouts in milliseconds rather
 /// than minutes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterKnobs {
     /// `AdapterConfig::timeout`: bounds each active model segment.
@@ -158,6 +158,10 @@ pub struct AdapterKnobs {
     /// `AdapterConfig::max_active_turns`: tool turns active at once before `busy`.
     #[serde(default)]
     pub max_active_turns: Option<usize>,
+    /// `AdapterConfig::extra_disabled_tools`: tool names every session disables on top
+    /// of the server's built-in ones.
+    #[serde(default)]
+    pub extra_disabled_tools: Vec<String>,
 }
 
 impl AdapterKnobs {
@@ -393,6 +397,15 @@ pub struct WireExpectations {
     /// Variable names every server process must receive.
     #[serde(default)]
     pub env_present: Vec<String>,
+    /// Every `session/new`, `session/load` and `session/resume` the client sent (model
+    /// discovery's included) carried exactly these names, in this order, as
+    /// `_meta.agy.disabledTools`; and at least one session was opened.
+    #[serde(default)]
+    pub disabled_tools: Option<Vec<String>>,
+    /// The tool of every `native` step the fake withheld (its session disabled the tool
+    /// and the fake honours that), over all processes in order (`[]`: none withheld).
+    #[serde(default)]
+    pub native_steps_withheld: Option<Vec<String>>,
 }
 
 /// The client capabilities `initialize` must advertise.

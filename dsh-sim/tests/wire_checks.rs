@@ -92,6 +92,8 @@ fn full_expectations() -> WireExpectations {
         private_cwd: None,
         env_absent: vec!["OPENAI_API_KEY".into()],
         env_present: Vec::new(),
+        disabled_tools: None,
+        native_steps_withheld: Some(vec![]),
     }
 }
 
@@ -293,17 +295,91 @@ fn a_bridge_token_must_be_256_bit_hex_and_fresh_per_turn() {
     }
 }
 
-/// The journal above with the `session/new` `cwd` replaced.
-fn journal_with_session_cwd(cwd: &str) -> Vec<Vec<JournalEntry>> {
+/// The journal above with the `session/new` params changed by `edit`.
+fn journal_with_session_new(edit: impl Fn(&mut serde_json::Value)) -> Vec<Vec<JournalEntry>> {
     let mut journal = journal(REDACTED, allow());
     for entry in &mut journal[0] {
         if let JournalEntry::AcpIn { frame } = entry
             && frame["method"] == "session/new"
         {
-            frame["params"]["cwd"] = json!(cwd);
+            edit(&mut frame["params"]);
         }
     }
     journal
+}
+
+/// The journal above with the `session/new` `cwd` replaced.
+fn journal_with_session_cwd(cwd: &str) -> Vec<Vec<JournalEntry>> {
+    journal_with_session_new(|params| params["cwd"] = json!(cwd))
+}
+
+/// B06: `disabled_tools` wants exactly the named list, in order, on every session the
+/// client opened, and at least one session.
+#[test]
+fn disabled_tools_wants_the_whole_list_on_every_session() {
+    let expect = WireExpectations {
+        disabled_tools: Some(vec!["view_file".into(), "run_command".into()]),
+        ..WireExpectations::default()
+    };
+    let check = |journal: &[Vec<JournalEntry>]| {
+        check_wire(Some(&expect), &extract(journal), Path::new("/nonexistent")).join("\n")
+    };
+    let with = |meta: serde_json::Value| {
+        journal_with_session_new(move |params| params["_meta"] = meta.clone())
+    };
+    let good = with(json!({"agy": {"disabledTools": ["view_file", "run_command"]}}));
+    assert_eq!(check(&good), "");
+    for (bad, why) in [
+        (journal(REDACTED, allow()), "no _meta"),
+        (
+            with(json!({"agy": {"disabledTools": ["run_command", "view_file"]}})),
+            "order",
+        ),
+        (
+            with(json!({"agy": {"disabledTools": ["view_file"]}})),
+            "a name missing",
+        ),
+        (
+            with(json!({"disabledTools": ["view_file", "run_command"]})),
+            "not under agy",
+        ),
+    ] {
+        let failures = check(&bad);
+        assert!(
+            failures.contains("session/new 1 (server process 1) carried _meta.agy.disabledTools"),
+            "{why}: {failures}"
+        );
+    }
+    let mut no_session = good.clone();
+    no_session[0].retain(
+        |entry| !matches!(entry, JournalEntry::AcpIn { frame } if frame["method"] == "session/new"),
+    );
+    assert!(check(&no_session).contains("no session was opened"));
+}
+
+/// `native_steps_withheld` lists the native steps the fake journaled as withheld.
+#[test]
+fn native_steps_withheld_are_read_from_the_journal() {
+    let expect = |tools: &[&str]| WireExpectations {
+        native_steps_withheld: Some(tools.iter().map(|t| (*t).to_owned()).collect()),
+        ..WireExpectations::default()
+    };
+    let mut journal = journal(REDACTED, allow());
+    let plain = extract(&journal);
+    assert!(check_wire(Some(&expect(&[])), &plain, Path::new("/x")).is_empty());
+    journal[0].push(JournalEntry::NativeStepWithheld {
+        session_id: "s".into(),
+        tool: "view_file".into(),
+        turn: 0,
+        step: 1,
+    });
+    let withheld = extract(&journal);
+    assert!(check_wire(Some(&expect(&["view_file"])), &withheld, Path::new("/x")).is_empty());
+    let failures = check_wire(Some(&expect(&[])), &withheld, Path::new("/x")).join("\n");
+    assert!(
+        failures.contains("native steps the fake withheld: expected [], observed [\"view_file\"]"),
+        "{failures}"
+    );
 }
 
 /// C62: `private_cwd` checks the `cwd` of every `session/new` (what scopes the real

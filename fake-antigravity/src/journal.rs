@@ -87,6 +87,19 @@ pub enum JournalEntry {
         /// What was expected and what came.
         message: String,
     },
+    /// A `native` step the fake did not run because its session disabled the tool
+    /// (`_meta.agy.disabledTools`, honoured as 1.3.0 does): nothing was sent for it and
+    /// nothing touched disk.
+    NativeStepWithheld {
+        /// The session whose prompt ran the step.
+        session_id: String,
+        /// The native tool's name.
+        tool: String,
+        /// The turn's index in the script.
+        turn: usize,
+        /// The step's index in the turn.
+        step: usize,
+    },
     /// A prompt that no scripted turn matches.
     UnmatchedPrompt {
         /// The prompt's text.

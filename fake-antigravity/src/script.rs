@@ -49,6 +49,26 @@ pub struct Script {
     /// How the fake answers `session/new`.
     #[serde(default)]
     pub session_new: SessionNewScript,
+    /// What the fake does with the `_meta.agy.disabledTools` a session was opened with
+    /// (docs/antigravity-1.3.0.md §21; default `honour`, as 1.3.0).
+    #[serde(default)]
+    pub disabled_tools: DisabledToolsScript,
+}
+
+/// What the fake does with the built-in tool names a session disabled
+/// (`_meta.agy.disabledTools` on `session/new`, `session/load` or `session/resume`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DisabledToolsScript {
+    /// As 1.3.0: a disabled tool is not offered to the model, so a `native` step naming
+    /// it is withheld: it never runs (nothing touches disk), the client sees no
+    /// `tool_call` nor permission request for it, the fake journals
+    /// `native_step_withheld`, and the turn goes on with its next step.
+    #[default]
+    Honour,
+    /// An older or different build that does not read the list: every `native` step
+    /// runs as scripted.
+    Ignore,
 }
 
 /// The `session/new` answer.
@@ -365,7 +385,8 @@ pub enum Step {
     /// `end_turn` after the group, like `call`. In `yolo` mode nobody is asked.
     Parallel(Vec<CallStep>),
     /// A server-owned (non-MCP) tool, as 1.3.0 shows them (docs/antigravity-1.3.0.md §8);
-    /// see [`NativeStep`]. Nothing is ever done on disk.
+    /// see [`NativeStep`]. Only a step with a `path` touches disk. A tool the session
+    /// disabled is withheld unless the script says `disabled_tools: ignore`.
     Native(NativeStep),
     /// A native question (docs/antigravity-1.3.0.md §9): a `session/request_permission`
     /// whose tool call id is `interaction_<8 hex>`, titled with the question, one

@@ -1,5 +1,6 @@
 //! The handshake, in two parts: `initialize` (ACP v1 only, no fs, no terminal) once per
-//! process, and per session `session/new` with the bridge as the only MCP server, one
+//! process, and per session `session/new` with the bridge as the only MCP server and the
+//! server's built-in tools disabled ([`super::native_tools`]), one
 //! `authenticate(oauth-personal)` (bounded, and only when the server can open a browser;
 //! see [`super::sign_in`]) and retry when the server answers "authentication required",
 //! then the requested model through `session/set_config_option` (unless the request asks
@@ -17,6 +18,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Agent, ErrorCode};
 
+use super::native_tools::session_meta;
 use super::sign_in::{SignIn, SignInProblem};
 use crate::config::ADAPTER_ID;
 use crate::error::AdapterError;
@@ -74,15 +76,20 @@ fn negotiated_other_version(error: &agent_client_protocol::Error) -> Option<u16>
         .ok()
 }
 
-/// Opens a session in `cwd` with `mcp_servers`, signing in once if the server asks.
+/// Opens a session in `cwd` with `mcp_servers`, signing in once if the server asks. Every
+/// session disables the server's built-in tools and `extra_disabled_tools`
+/// ([`super::native_tools`], B06).
 pub(crate) async fn new_session(
     cx: &ConnectionTo<Agent>,
     info: ServerInfo,
     cwd: &Path,
     mcp_servers: Vec<McpServer>,
+    extra_disabled_tools: &[String],
     sign_in: SignIn,
 ) -> Result<NewSessionResponse, AdapterError> {
-    let new_session = NewSessionRequest::new(cwd).mcp_servers(mcp_servers);
+    let new_session = NewSessionRequest::new(cwd)
+        .mcp_servers(mcp_servers)
+        .meta(session_meta(extra_disabled_tools));
     let session = match cx.send_request(new_session.clone()).block_task().await {
         Ok(session) => session,
         Err(error) if error.code == ErrorCode::AUTH_REQUIRED => {

@@ -57,6 +57,9 @@ pub struct PluginConfig {
     pub max_active_turns: Option<usize>,
     /// The models listed before discovery ran.
     pub models: Option<Vec<String>>,
+    /// Tool names every session disables on top of the server's built-in ones
+    /// (`AdapterConfig::extra_disabled_tools`).
+    pub disabled_tools: Option<Vec<String>>,
 }
 
 /// Why a plugin configuration was refused.
@@ -143,6 +146,12 @@ impl PluginConfig {
         if let Some(models) = self.models {
             config.models = models;
         }
+        if let Some(names) = self.disabled_tools {
+            if names.iter().any(|name| name.trim().is_empty()) {
+                return Err(invalid("disabledTools", "must not hold an empty name"));
+            }
+            config.extra_disabled_tools = names;
+        }
         Ok(config)
     }
 }
@@ -199,6 +208,7 @@ mod tests {
         assert_eq!(config.timeout, default.timeout);
         assert_eq!(config.max_idle_processes, 2);
         assert!(matches!(config.server, ServerSource::Installed(_)));
+        assert!(config.extra_disabled_tools.is_empty());
         Ok(())
     }
 
@@ -208,7 +218,8 @@ mod tests {
             r#"{"provider": "agy", "server": {"command": "/bin/fake", "args": ["--x"],
                 "env": {"A": "1"}}, "scratchRoot": "/tmp/s", "timeoutMs": 1500,
                 "toolTimeoutMs": 2500, "idleProcessTimeoutMs": 3500, "maxIdleProcesses": 0,
-                "maxSessionsPerProcess": 4, "maxActiveTurns": 3, "models": ["m1"]}"#,
+                "maxSessionsPerProcess": 4, "maxActiveTurns": 3, "models": ["m1"],
+                "disabledTools": ["my_tool", "view_file"]}"#,
         )?
         .into_adapter_config()?;
         assert_eq!(config.provider, "agy");
@@ -226,6 +237,7 @@ mod tests {
         assert_eq!(config.max_sessions_per_process, 4);
         assert_eq!(config.max_active_turns, 3);
         assert_eq!(config.models, ["m1"]);
+        assert_eq!(config.extra_disabled_tools, ["my_tool", "view_file"]);
         let installed = PluginConfig::from_json(
             r#"{"registry": "https://r.example/agents.json", "cacheDir": "/c",
                 "insecureLoopback": true, "sha256": "ab"}"#,
@@ -253,6 +265,7 @@ mod tests {
             (r#"{"scratchRoot": "relative"}"#, "scratchRoot"),
             (r#"{"server": {"command": ""}}"#, "server.command"),
             (r#"{"provider": " "}"#, "provider"),
+            (r#"{"disabledTools": ["my_tool", ""]}"#, "disabledTools"),
         ] {
             let error = PluginConfig::from_json(json)?
                 .into_adapter_config()
@@ -264,6 +277,13 @@ mod tests {
             .err()
             .ok_or("an unknown field was accepted")?;
         assert!(shape.to_string().contains("timeoutMS"), "{shape}");
+        let not_a_list = PluginConfig::from_json(r#"{"disabledTools": "view_file"}"#)
+            .err()
+            .ok_or("a string was accepted as the disabledTools list")?;
+        assert!(
+            matches!(not_a_list, PluginConfigError::Shape(_)),
+            "{not_a_list}"
+        );
         Ok(())
     }
 }

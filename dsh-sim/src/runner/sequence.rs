@@ -56,6 +56,12 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
         }
         JournalEntry::UnmatchedPrompt { .. } => format!("Note over {server}: UNMATCHED PROMPT"),
         JournalEntry::ChildSpawned { pid } => format!("Note over {server}: child pid {pid}"),
+        JournalEntry::NativeStepWithheld { tool, .. } => {
+            format!(
+                "Note over {server}: native {} withheld (disabled)",
+                sanitize(tool)
+            )
+        }
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

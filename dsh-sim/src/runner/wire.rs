@@ -1,5 +1,6 @@
-//! Judging `expect.wire` on the fake's journal: only what crossed the wire, never the
-//! adapter's internals. Script failures the fake journaled (an unmet `expect_result`, an
+//! Judging `expect.wire` on the fake's journal: only what crossed the wire (and what the
+//! fake journaled about it, such as a native step it withheld), never the adapter's
+//! internals. Script failures the fake journaled (an unmet `expect_result`, an
 //! unmatched prompt) and an `initialize` asking for an ACP version other than 1 always
 //! fail the scenario.
 
@@ -202,7 +203,44 @@ pub fn check_wire(
         check_private_cwd(expected, processes, scratch_root, &mut failures);
     }
     check_environment(expect, processes, &mut failures);
+    if let Some(expected) = &expect.disabled_tools {
+        check_disabled_tools(expected, processes, &mut failures);
+    }
+    if let Some(expected) = &expect.native_steps_withheld {
+        compare(
+            &mut failures,
+            "native steps the fake withheld",
+            expected,
+            &all(|p| &p.native_steps_withheld),
+        );
+    }
     failures
+}
+
+/// `disabled_tools`: every session the client opened (`session/new`, `session/load`,
+/// `session/resume`, on any process) carried exactly `expected` as
+/// `_meta.agy.disabledTools`, and there was at least one.
+fn check_disabled_tools(
+    expected: &[String],
+    processes: &[ProcessFacts],
+    failures: &mut Vec<String>,
+) {
+    let expected = Value::from(expected);
+    let mut opened = 0;
+    for (index, process) in processes.iter().enumerate() {
+        for (method, sent) in &process.session_disabled_tools {
+            opened += 1;
+            if *sent != expected {
+                failures.push(format!(
+                    "wire: {method} {opened} (server process {}) carried _meta.agy.disabledTools {sent}, expected {expected}",
+                    index + 1
+                ));
+            }
+        }
+    }
+    if opened == 0 {
+        failures.push("wire: disabled_tools: no session was opened".to_owned());
+    }
 }
 
 /// `env_absent` / `env_present`: which variable names every server process received.

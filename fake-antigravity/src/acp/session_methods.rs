@@ -1,8 +1,9 @@
 //! Opening and closing sessions (docs/antigravity-1.3.0.md §6): `session/new`,
 //! `session/load` (replays the history first), `session/resume` (no replay),
 //! `session/list`, `session/close`. Params are validated first (-32602), then the sign-in
-//! state (-32000). Sessions live in this process only: load and resume know the sessions
-//! this process opened.
+//! state (-32000). Each of new, load and resume takes the built-in tools the client
+//! disabled (`_meta.agy.disabledTools`, §21). Sessions live in this process only: load
+//! and resume know the sessions this process opened.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -49,6 +50,20 @@ fn read_servers(reader: &mut ParamReader<'_>, items: Option<&Vec<Value>>) -> Vec
     }
 }
 
+/// The names in `_meta.agy.disabledTools` (docs/antigravity-1.3.0.md §21), as 1.3.0 reads
+/// them: anything that is not a list of strings disables nothing, a non-string entry is
+/// skipped (as an unknown name is).
+pub fn disabled_tools(params: &Value) -> Vec<String> {
+    params
+        .pointer("/_meta/agy/disabledTools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
 fn require_sign_in(agent: &FakeAgent) -> Result<(), Error> {
     if agent.is_signed_in() {
         Ok(())
@@ -70,15 +85,18 @@ pub fn new_session(agent: &FakeAgent, params: &Value) -> Result<Opened, Error> {
     let mut body = config.session_body(&agent.catalogue);
     body.insert("sessionId".into(), json!(session_id));
     let names: Vec<&str> = servers.iter().map(McpServerEntry::name).collect();
+    let disabled = disabled_tools(params);
     agent.log.info(
         "server.py:212",
         &format!(
-            "session {session_id} opened; MCP servers: [{}]",
-            names.join(", ")
+            "session {session_id} opened; MCP servers: [{}]; disabled tools: [{}]",
+            names.join(", "),
+            disabled.join(", ")
         ),
     );
     let pool = mcp_pool(agent, &servers);
-    let session = Session::new(cwd.unwrap_or_default().to_string(), servers, pool, config);
+    let mut session = Session::new(cwd.unwrap_or_default().to_string(), servers, pool, config);
+    session.disabled_tools = disabled;
     agent.sessions.insert(session_id.clone(), session);
     Ok(Opened {
         session_id,
@@ -107,6 +125,7 @@ pub fn reopen_session(agent: &FakeAgent, params: &Value, replay: bool) -> Result
     let history = agent.sessions.with(&session_id, |session| {
         session.cwd = cwd.unwrap_or_default().to_string();
         session.config = config.clone();
+        session.disabled_tools = disabled_tools(params);
         if let Some(pool) = pool {
             session.mcp_servers = servers;
             session.mcp = std::sync::Arc::new(pool);
@@ -146,4 +165,29 @@ pub fn close_session(agent: &FakeAgent, params: &Value) -> Result<Value, Error> 
 /// `session/list`: 1.3.0 on a fresh install lists nothing.
 pub fn list_sessions() -> Value {
     json!({"sessions": []})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a list of strings under `_meta.agy.disabledTools` disables anything; a
+    /// non-string entry is skipped.
+    #[test]
+    fn disabled_tools_reads_only_names_under_agy() {
+        let names = |meta: Value| disabled_tools(&json!({"cwd": "/", "_meta": meta}));
+        assert_eq!(
+            names(json!({"agy": {"disabledTools": ["view_file", 3, "run_command"]}})),
+            ["view_file", "run_command"]
+        );
+        for nothing in [
+            json!({"agy": {"disabledTools": "view_file"}}),
+            json!({"agy": {"enabledTools": ["view_file"]}}),
+            json!({"disabledTools": ["view_file"]}),
+            Value::Null,
+        ] {
+            assert!(names(nothing.clone()).is_empty(), "{nothing}");
+        }
+        assert!(disabled_tools(&json!({"cwd": "/"})).is_empty());
+    }
 }

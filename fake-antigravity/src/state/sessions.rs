@@ -1,6 +1,7 @@
 //! The sessions of one fake process: cwd, MCP servers (and their lazy connections),
-//! model and mode, the text history `session/load` replays, and the cancellation tokens of
-//! the prompts running in each session.
+//! model and mode, the built-in tools the client disabled, the text history
+//! `session/load` replays, and the cancellation tokens of the prompts running in each
+//! session.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,13 +33,16 @@ pub struct Session {
     pub mcp: Arc<McpPool>,
     /// Model and mode.
     pub config: SessionConfig,
+    /// The built-in tools the client disabled (`_meta.agy.disabledTools` of the last
+    /// `session/new`, `session/load` or `session/resume`).
+    pub disabled_tools: Vec<String>,
     /// Finished turns.
     pub history: Vec<TurnRecord>,
     running_prompts: HashMap<u64, CancellationToken>,
 }
 
 impl Session {
-    /// A session with no history and no running prompt.
+    /// A session with no history, no running prompt and no tool disabled.
     pub fn new(
         cwd: String,
         mcp_servers: Vec<McpServerEntry>,
@@ -50,6 +54,7 @@ impl Session {
             mcp_servers,
             mcp: Arc::new(mcp),
             config,
+            disabled_tools: Vec::new(),
             history: Vec::new(),
             running_prompts: HashMap::new(),
         }

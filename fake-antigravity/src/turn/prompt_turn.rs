@@ -264,7 +264,7 @@ async fn run_steps(
                 ParallelEnd::Cancelled => StepFlow::Cancelled,
                 ParallelEnd::Denied(answer) => return Ok(end_denied(ctx, turn, index, &answer)),
             },
-            Step::Native(native) => run_native(ctx, native).await?,
+            Step::Native(native) => run_native(ctx, index, native).await?,
             Step::Question(question) => run_question(ctx, question).await?,
             Step::ForeignCall(foreign) => run_foreign_call(ctx, foreign).await?,
             Step::ClientRequest(request) => run_client_request(ctx, index, request).await?,

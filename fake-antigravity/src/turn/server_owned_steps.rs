@@ -2,8 +2,9 @@
 //! `native` (a server-owned tool, docs/antigravity-1.3.0.md §8), `question` (a native question, §9) and
 //! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
 //! `native` step with a `path` really reads or writes it when it runs (see
-//! [`crate::turn::native_action`]). Each shows the client the 1.3.0 frames and, whatever the
-//! client answers, the turn goes on. Only `session/cancel` stops it.
+//! [`crate::turn::native_action`]), and one whose tool the session disabled is withheld
+//! (§21). Each shows the client the 1.3.0 frames and, whatever the client answers, the
+//! turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -12,7 +13,8 @@ use crate::acp::session_updates::{
     mcp_tool_call, permission_options, send_update, tool_call_finished, tool_call_running,
     tool_call_update_of,
 };
-use crate::script::{ForeignCallStep, NativeStep, QuestionStep};
+use crate::journal::JournalEntry;
+use crate::script::{DisabledToolsScript, ForeignCallStep, NativeStep, QuestionStep};
 use crate::turn::context::TurnContext;
 use crate::turn::native_action::{act, native_id, raw_input};
 use crate::turn::permission_request::{PermissionReply, request_permission};
@@ -47,15 +49,24 @@ fn session_mode(ctx: &TurnContext<'_>) -> Option<String> {
         .with(ctx.session_id, |s| s.config.mode.clone())
 }
 
-/// Runs a `native` step.
-pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<StepFlow, Error> {
-    let session = ctx
-        .agent
-        .sessions
-        .with(ctx.session_id, |s| (s.config.mode.clone(), s.cwd.clone()));
-    let Some((mode, cwd)) = session else {
+/// Runs the `native` step at `index`, unless its session disabled the tool and the
+/// script honours that (then it is withheld: journaled, nothing sent, nothing done).
+pub async fn run_native(
+    ctx: &TurnContext<'_>,
+    index: usize,
+    native: &NativeStep,
+) -> Result<StepFlow, Error> {
+    let session = ctx.agent.sessions.with(ctx.session_id, |s| {
+        let disabled = s.disabled_tools.contains(&native.tool);
+        (s.config.mode.clone(), s.cwd.clone(), disabled)
+    });
+    let Some((mode, cwd, disabled)) = session else {
         return Ok(StepFlow::Cancelled);
     };
+    if disabled && ctx.agent.script.disabled_tools == DisabledToolsScript::Honour {
+        withhold_native(ctx, index, native);
+        return Ok(StepFlow::GoesOn);
+    }
     let id = native_id(native.id_format, ctx.session_id);
     let kind = native.kind.as_str();
     let input = raw_input(native, &cwd);
@@ -101,6 +112,24 @@ pub async fn run_native(ctx: &TurnContext<'_>, native: &NativeStep) -> Result<St
         send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, false, None))?;
     }
     Ok(StepFlow::GoesOn)
+}
+
+/// A disabled tool is not offered to the model (docs/antigravity-1.3.0.md §21), so the
+/// step that would call it does not happen: it is journaled and logged, nothing else.
+fn withhold_native(ctx: &TurnContext<'_>, index: usize, native: &NativeStep) {
+    ctx.agent.log.info(
+        "tool_registry.py:64",
+        &format!(
+            "native tool {} is disabled in session {}; not offered to the model",
+            native.tool, ctx.session_id
+        ),
+    );
+    ctx.agent.record(JournalEntry::NativeStepWithheld {
+        session_id: ctx.session_id.to_owned(),
+        tool: native.tool.clone(),
+        turn: ctx.turn,
+        step: index,
+    });
 }
 
 /// Runs a native tool for real (when it names a path) and reports it `completed` (with

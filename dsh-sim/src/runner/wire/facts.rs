@@ -1,6 +1,7 @@
 //! What crossed the wire, extracted from the fake's journal once per scenario: per
-//! server process, the client's methods, handshakes, prompts, model choices, permission
-//! answers and the MCP calls the server made.
+//! server process, the client's methods, handshakes, the tools each session disabled,
+//! prompts, model choices, permission answers, the MCP calls the server made and the
+//! native steps it withheld.
 
 use fake_antigravity::journal::JournalEntry;
 use serde_json::Value;
@@ -28,6 +29,12 @@ pub struct ProcessFacts {
     pub session_new_mcp_servers: Vec<Value>,
     /// `params.cwd` of every `session/new`: the workspace the server's agent is scoped to.
     pub session_new_cwds: Vec<String>,
+    /// Every `session/new`, `session/load` and `session/resume`, as (method,
+    /// `params._meta.agy.disabledTools`, `Null` when absent).
+    pub session_disabled_tools: Vec<(String, Value)>,
+    /// The tool of every `native` step the fake withheld because its session disabled
+    /// the tool, in order.
+    pub native_steps_withheld: Vec<String>,
     /// The `sessionUpdate` kind of every `session/update` the server sent.
     pub update_kinds: Vec<String>,
     /// The text of every `session/prompt` (its text and resource blocks joined).
@@ -148,6 +155,9 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 facts.exit_reason = Some(reason.clone());
             }
             JournalEntry::ChildSpawned { pid } => facts.child_pids.push(*pid),
+            JournalEntry::NativeStepWithheld { tool, .. } => {
+                facts.native_steps_withheld.push(tool.clone());
+            }
         }
     }
     facts
@@ -165,6 +175,12 @@ fn client_frame(frame: &Value, permission_request_ids: &[Value], facts: &mut Pro
         return;
     };
     facts.methods.push(method.to_owned());
+    if matches!(method, "session/new" | "session/load" | "session/resume") {
+        let disabled = params.pointer("/_meta/agy/disabledTools");
+        facts
+            .session_disabled_tools
+            .push((method.to_owned(), disabled.cloned().unwrap_or(Value::Null)));
+    }
     match method {
         "initialize" => {
             facts.client_capabilities.push(
