@@ -73,6 +73,23 @@ test('returning early from the stream (break) closes the Rust stream, the server
   }
 });
 
+test('a request whose signal is already aborted ends aborted with code ABORTED (not UNKNOWN), starting no process', async (t) => {
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
+  try {
+    const out = await drain(host.llm.stream(request([user('Write a long essay')], { signal: AbortSignal.abort() })));
+    assert.equal(out.finish.kind, 'aborted');
+    assert.equal(out.finish.failure.code, 'ABORTED');
+    assert.deepEqual(out.blocks, []);
+    await assert.rejects(
+      host.llm.resolveModelInfo('antigravity-acp', 'server-default', AbortSignal.abort()),
+      (error) => error instanceof LlmError && error.code === 'ABORTED',
+    );
+    assert.deepEqual(fake.journal(), [], 'no server process was started');
+  } finally {
+    await host.stop();
+  }
+});
+
 test('disposing the plugin scope mid-turn ends the stream and leaves no process and no scratch directory', async (t) => {
   const { fake, host } = await fakeHost(t, { turns: [LONG] });
   let disposed;
