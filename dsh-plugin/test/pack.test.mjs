@@ -8,11 +8,12 @@
 // does) plus a user layer configuring the server, by package name, and runs a turn. Each
 // child prints the chunks it received, which the test reads through the stream checker and
 // DSH's BlockAssembler, and asserts before it exits that the plugin's disposal left no fake
-// process and no scratch directory.
+// process and no scratch directory. The host gets no `@deepseek-ai/schemastery` of its own:
+// the installed package must bring every bare import of its files (dependencies or peers).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,7 +28,7 @@ const platformDir = join(root, 'npm', 'linux-x64-gnu');
 const addon = join(platformDir, 'antigravity-acp-dsh.linux-x64-gnu.node');
 const HOST_PACKAGES = [
   '@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-brand', '@deepseek-ai/dsh-attachment',
-  '@deepseek-ai/dsh-invariants', '@deepseek-ai/dsh-timeout', '@deepseek-ai/schemastery',
+  '@deepseek-ai/dsh-invariants', '@deepseek-ai/dsh-timeout',
   // DSH's boot glue and the Loader it drives.
   '@deepseek-ai/dsh-app-boot', '@deepseek-ai/cordis-plugin-loader', '@deepseek-ai/cordis-plugin-group',
   '@deepseek-ai/dsh-home-paths', '@deepseek-ai/dsh-launch-environment',
@@ -93,6 +94,18 @@ await disposed(() => ctx.fiber.dispose(), fake);
 console.log(JSON.stringify({ providers, chunks }));
 `;
 
+/**
+ * The bare specifiers (package names) `source` imports, statically or dynamically.
+ * @param {string} source - a module's text.
+ * @returns {string[]}
+ */
+function bareImports(source) {
+  const found = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)]
+    .map((m) => m[1] ?? m[2] ?? m[3])
+    .filter((spec) => !spec.startsWith('.') && !spec.startsWith('/') && !spec.startsWith('node:'));
+  return found.map((spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]));
+}
+
 test('the packed tarballs install into a fresh host and run a text turn', { skip: !existsSync(addon) && 'no addon in npm/linux-x64-gnu (npm run build:debug)', timeout: 240_000 }, async (t) => {
   const host = mkdtempSync(join(tmpdir(), 'agy-dsh-host-'));
   const fake = fakeServer({ turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Hello from the packed plugin.' }] }] });
@@ -108,7 +121,14 @@ test('the packed tarballs install into a fresh host and run a text turn', { skip
   writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'dsh-host', private: true, type: 'module' }));
   writeFileSync(join(host, '.npmrc'), 'legacy-peer-deps=true\n');
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', main, platform, ...PINNED], { cwd: host, maxBuffer: 1 << 24 });
-  assert.ok(!existsSync(join(host, 'node_modules', 'antigravity-acp-dsh', 'test')), 'the tests are not shipped');
+  const installed = join(host, 'node_modules', 'antigravity-acp-dsh');
+  assert.ok(!existsSync(join(installed, 'test')), 'the tests are not shipped');
+  const shipped = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+  const declared = new Set(Object.keys({ ...shipped.dependencies, ...shipped.peerDependencies }));
+  const modules = ['index.js', ...readdirSync(join(installed, 'lib')).filter((f) => f.endsWith('.js')).map((f) => join('lib', f))];
+  const imported = new Set(modules.flatMap((file) => bareImports(readFileSync(join(installed, file), 'utf8'))));
+  assert.ok(imported.has('@deepseek-ai/schemastery'), 'the import scan sees lib/config.js');
+  assert.deepEqual([...imported].filter((name) => !declared.has(name)), [], 'every package the shipped files import is a dependency or a peer');
   writeFileSync(join(host, 'disposed.mjs'), DISPOSED);
   writeFileSync(join(host, 'host.mjs'), HOST);
   const config = { server: fake.server, scratchRoot: fake.scratchRoot };
