@@ -6,6 +6,9 @@
 //! `LlmErrorCode` of the adapter (one table): besides what a generation reports, a refused
 //! plugin config (`ACP_INVALID_CONFIG`), a request that does not have DSH's shape
 //! (`ACP_INVALID_REQUEST`) and a caught panic (`ACP_INTERNAL`).
+//!
+//! A refused request names serde's category and the position, never serde's text: it
+//! quotes the values it refuses (`invalid type: string "…"`, which may be prompt text).
 
 use std::any::Any;
 use std::future::Future;
@@ -43,15 +46,32 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
         .map_err(|_| internal("the binding could not serialize a contract value"))
 }
 
-/// Reads `json` as a `T`, or throws [`INVALID_REQUEST`] naming `what` and serde's reason
-/// (which quotes field names and positions, never the request's text).
+/// Reads `json` as a `T`, or throws [`INVALID_REQUEST`] naming `what`, the kind of fault
+/// (serde's category) and where it is (line and column): never serde's text, which quotes
+/// the refused value.
 pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|error| {
         thrown(
             INVALID_REQUEST,
-            format!("{what} does not have DSH's shape: {error}"),
+            format!(
+                "{what} does not have DSH's shape: {} at line {} column {}",
+                fault(error.classify()),
+                error.line(),
+                error.column()
+            ),
         )
     })
+}
+
+/// What a serde category means, in words that quote nothing.
+fn fault(category: serde_json::error::Category) -> &'static str {
+    use serde_json::error::Category;
+    match category {
+        Category::Io => "an I/O failure",
+        Category::Syntax => "text that is not JSON",
+        Category::Data => "a value of the wrong type or shape",
+        Category::Eof => "JSON that ends early",
+    }
 }
 
 /// The binding's own fault (`ACP_INTERNAL`).
