@@ -1,12 +1,13 @@
 // Lifecycle through DSH's runtime: DSH's abort signal (mid-stream and already aborted), an
 // early return, the plugin scope's disposal mid-turn, a refused sampling control, a refused
-// config, and Rust panics (synchronous, a turn task's).
+// config, and Rust panics (synchronous, async, a turn task's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Context } from '@deepseek-ai/cordis';
 import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding } from '../lib/binding.js';
+import { settle } from '../lib/failure.js';
 import { drain } from './helpers/checker.mjs';
 import { fakeServer } from './helpers/fake.mjs';
 import { fakeHost } from './helpers/host.mjs';
@@ -152,6 +153,22 @@ test('a Rust panic is a thrown error with code ACP_INTERNAL and a fixed message,
   assert.throws(() => binding.testPanic(), (error) => error.code === 'ACP_INTERNAL' && error.message === PANICKED);
   const adapter = new AntigravityAcpAdapter('{}');
   assert.equal(adapter.providerInfo('antigravity-acp').id, 'antigravity-acp');
+});
+
+test('a panic inside an async method reaches JS as LlmError ACP_INTERNAL through the envelope, and the host goes on', { skip: noHooks }, async (t) => {
+  const json = await within(binding.testPanicAsync(), 'the async method that panicked');
+  assert.throws(
+    () => settle(json),
+    (error) => error instanceof LlmError && error.code === 'ACP_INTERNAL' && error.message === PANICKED,
+  );
+  const { host } = await fakeHost(t, { turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Still here.' }] }] });
+  try {
+    const out = await drain(host.llm.stream(request([user('Please say hello')])));
+    assert.deepEqual(out.finish, { kind: 'stop' });
+    assert.equal(out.text, 'Still here.');
+  } finally {
+    await host.stop();
+  }
 });
 
 test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: noHooks }, async () => {
