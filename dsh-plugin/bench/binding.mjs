@@ -2,7 +2,8 @@
  * The binding benchmark (`npm --prefix dsh-plugin run bench`): how many chunks per second
  * DSH receives through `ctx.llm.stream` (the plugin, the binding's batches, DSH's
  * runtime), against the adapter's own rate on the same scripted stream drained inside
- * Rust (`benchDrain`, the binding's one bench-only function), in the same run; and how
+ * Rust (`benchDrain`, in an addon this script builds with the `bench` feature: the shipped
+ * addon has none), in the same run; and how
  * long a text turn's first chunk takes across the binding and in Rust. A third row reads
  * the same stream through the binding one chunk per call (`nextBatch(1)`), the design the
  * batches replace. Release builds of
@@ -26,12 +27,12 @@ const CHUNKS = Number(arg('--chunks', 20000));
 const RUNS = Number(arg('--runs', 5));
 const jsonOut = arg('--json', undefined);
 
-// Release builds: the fake, and the addon copied aside (the package's own copy may be CI's
-// debug build).
+// Release builds: the fake, and an addon of the bench's own with the `bench` feature
+// (`benchDrain`), copied aside (the package's own copy is a build without it).
 const cargo = (args) => execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'ignore', 'inherit'] });
 cargo(['build', '--locked', '--release', '-p', 'fake-antigravity']);
-const addon = join(pkg, 'bench', '.addon', 'antigravity-acp-dsh.release.node');
-execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--out', addon], { stdio: ['ignore', 'ignore', 'inherit'] });
+const addon = join(pkg, 'bench', '.addon', 'antigravity-acp-dsh.release-bench.node');
+execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], { stdio: ['ignore', 'ignore', 'inherit'] });
 process.env.ANTIGRAVITY_ACP_DSH_ADDON = addon;
 const target = process.env.CARGO_TARGET_DIR ?? join(pkg, '..', 'target');
 process.env.FAKE_ANTIGRAVITY ??= join(target, 'release', 'fake-antigravity');

@@ -57,10 +57,12 @@ export class AntigravityAcpAdapter extends LlmAdapter {
   /**
    * @param {string} provider
    * @param {string} model
-   * @param {AbortSignal} [signal]
+   * @param {AbortSignal} [signal] - already aborted: rejects `ABORTED` (DSH's runtime
+   *   resolves the model before each stream, and would read the signal's own DOMException
+   *   as code `UNKNOWN`).
    */
   async resolveModel(provider, model, signal) {
-    signal?.throwIfAborted();
+    if (signal?.aborted) throw new LlmError('the model lookup was aborted', 'ABORTED');
     return settle(await this.#native.resolveModel(provider, model).catch((error) => Promise.reject(toLlmError(error))));
   }
 

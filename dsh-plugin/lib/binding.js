@@ -20,7 +20,8 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 /**
  * Load the addon.
  * @returns {{addon: object, path: string}} the binding's exports (`Provider`,
- *   `ChunkStreamHandle`, `benchDrain`) and the file they came from.
+ *   `ChunkStreamHandle`; `benchDrain` and the test hooks only in builds with their
+ *   features) and the file they came from.
  */
 export function loadBinding() {
   const tried = [];

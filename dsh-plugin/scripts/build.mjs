@@ -5,7 +5,11 @@
  *
  *   node scripts/build.mjs --release   # what a user installs (`npm run build`)
  *   node scripts/build.mjs --debug     # CI: debug, with the test hooks (`testPanic`)
- *   node scripts/build.mjs --release --out FILE   # only to FILE (the benchmark's copy)
+ *   node scripts/build.mjs --release --bench --out FILE   # only to FILE, with `benchDrain`
+ *                                                         # (the benchmark's own copy)
+ *
+ * `--bench` adds the `bench` feature; a build without `--out` never takes it, so the addon
+ * beside the loader and in the platform package (what ships) has no bench code.
  * @module scripts/build
  */
 import { execFileSync } from 'node:child_process';
@@ -19,11 +23,14 @@ const pkg = resolve(here, '..');
 const release = !process.argv.includes('--debug');
 const outAt = process.argv.indexOf('--out');
 const out = outAt === -1 ? undefined : resolve(process.argv[outAt + 1]);
+const bench = process.argv.includes('--bench');
+if (bench && !out) throw new Error('--bench builds only to --out FILE: the shipped addon has no bench code');
 const tag = platformTag();
 
 const args = ['build', '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
 if (release) args.push('--release');
-else args.push('--features', 'test-hooks');
+const features = [...(release ? [] : ['test-hooks']), ...(bench ? ['bench'] : [])];
+if (features.length > 0) args.push('--features', features.join(','));
 const output = execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
 
 let library;
@@ -42,5 +49,5 @@ const targets = out ? [out] : [join(pkg, file), ...(existsSync(platformDir) ? [j
 for (const target of targets) {
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(library, target);
-  console.log(`${release ? 'release' : 'debug'} addon: ${target}`);
+  console.log(`${release ? 'release' : 'debug'}${bench ? ' bench' : ''} addon: ${target}`);
 }

@@ -1,7 +1,8 @@
-//! `benchDrain`: bench-only. Runs one generation and drains its stream inside Rust, so
-//! `bench/binding.mjs` can compare the rate DSH sees through the binding with the
-//! adapter's own rate on the same scripted stream, in the same run. Not part of the
-//! plugin's API; the plugin never calls it.
+//! `benchDrain`: bench-only, built only with the `bench` feature (`bench/binding.mjs` builds
+//! its own addon with it; the release addon the package ships has none). Runs one
+//! generation and drains its stream inside Rust, so the bench can compare the rate DSH
+//! sees through the binding with the adapter's own rate on the same scripted stream, in
+//! the same run. Not part of the plugin's API; the plugin never calls it.
 
 use std::time::Instant;
 

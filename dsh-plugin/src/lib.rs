@@ -7,11 +7,15 @@
 //! - [`provider`]: `Provider`, one `AntigravityProvider` per plugin scope.
 //! - [`stream`]: `ChunkStreamHandle`, one generation, handed to JS a batch at a time.
 //! - [`failure`]: the thrown errors' codes, and panics turned into `ACP_INTERNAL`.
-//! - [`mod@bench`]: `benchDrain`, the one bench-only function (drains a stream inside Rust).
+//! - `bench` (feature `bench`, the benchmark's own build only): `benchDrain`, which drains a
+//!   stream inside Rust.
+//! - `test_hooks` (feature `test-hooks`, the debug addon CI tests): functions that panic or
+//!   end a stream without a finish.
 //!
 //! One tokio runtime serves the process: napi's own (`tokio_rt`); every adapter task
 //! runs on it.
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod failure;
 pub mod provider;

@@ -37,6 +37,7 @@ pub(crate) fn read_request(
     Ok(options)
 }
 
+#[cfg(feature = "bench")]
 impl Provider {
     /// The adapter this provider wraps (for the bench-only drain).
     pub(crate) fn adapter(&self) -> Arc<AntigravityProvider> {

@@ -1,11 +1,13 @@
-// Lifecycle through DSH's runtime: DSH's abort signal, an early return, the plugin scope's
-// disposal mid-turn, a refused sampling control, a refused config, and a Rust panic.
+// Lifecycle through DSH's runtime: DSH's abort signal (mid-stream and already aborted), an
+// early return, the plugin scope's disposal mid-turn, a refused sampling control, a refused
+// config, and Rust panics (synchronous, async, a turn task's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Context } from '@deepseek-ai/cordis';
 import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding } from '../lib/binding.js';
+import { settle } from '../lib/failure.js';
 import { drain } from './helpers/checker.mjs';
 import { fakeServer } from './helpers/fake.mjs';
 import { fakeHost } from './helpers/host.mjs';
@@ -15,8 +17,10 @@ import { eventually, within } from './helpers/wait.mjs';
 
 const LONG = { match: { prompt_contains: 'long essay' }, steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }] };
 
-test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/cancel, leaves no process', async (t) => {
-  const { fake, host } = await fakeHost(t, { turns: [LONG] }, { config: { maxIdleProcesses: 0 } });
+test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/cancel, and the turn keeps no process', async (t) => {
+  // The default pool (maxIdleProcesses unset): a cancelled turn's process that went back
+  // to the pool or the no-tool lane instead of being disposed would stay, and fail below.
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
   try {
     const controller = new AbortController();
     const out = await within(
@@ -30,18 +34,21 @@ test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/ca
     assert.ok(fake.methods().includes('session/cancel'), 'session/cancel reached the server');
     const prompt = fake.frames('out').find((f) => f.result?.stopReason !== undefined);
     assert.equal(prompt?.result.stopReason, 'cancelled', 'the server answered the prompt cancelled');
+    // Before the plugin scope is disposed (which would end every process anyway).
+    await eventually(
+      () => fake.pids().length === 0 && fake.scratchLeft().length === 0,
+      'no fake process and no scratch directory after the abort, with the plugin still mounted',
+    );
+    assert.ok(fake.journal().flat().some((e) => e.kind === 'exited' && e.reason === 'stdin closed'), 'the connection was closed, not only the process killed');
   } finally {
     await host.stop();
   }
-  assert.deepEqual(fake.pids(), []);
-  assert.deepEqual(fake.scratchLeft(), []);
-  assert.ok(fake.journal().flat().some((e) => e.kind === 'exited' && e.reason === 'stdin closed'), 'the connection was closed, not only the process killed');
 });
 
-test('returning early from the stream (break) closes the Rust stream and the server turn is cancelled', async (t) => {
+test('returning early from the stream (break) closes the Rust stream, the server turn is cancelled, and it keeps no process', async (t) => {
   const fake = fakeServer({ turns: [LONG] });
   t.after(() => fake.remove());
-  // The adapter registered by hand, so the test holds every native handle: only close()
+  // The adapter registered by hand (default pool), so the test holds every native handle: only close()
   // (not the garbage collector finalizing a dropped handle) can end the Rust stream.
   const handles = [];
   const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot }), undefined, {
@@ -58,10 +65,31 @@ test('returning early from the stream (break) closes the Rust stream and the ser
     await eventually(() => fake.methods().includes('session/cancel'), 'session/cancel after the early return');
     assert.equal(handles.length, 1);
     assert.equal(await handles[0].nextBatch(8), '{"ok":[]}', 'the closed handle yields nothing more');
+    // Before the adapter is disposed (which would end every process anyway).
+    await eventually(
+      () => fake.pids().length === 0 && fake.scratchLeft().length === 0,
+      'no fake process and no scratch directory after the early return, with the adapter still registered',
+    );
   } finally {
     await adapter.dispose();
   }
-  assert.deepEqual(fake.pids(), []);
+});
+
+test('a request whose signal is already aborted ends aborted with code ABORTED (not UNKNOWN), starting no process', async (t) => {
+  const { fake, host } = await fakeHost(t, { turns: [LONG] });
+  try {
+    const out = await drain(host.llm.stream(request([user('Write a long essay')], { signal: AbortSignal.abort() })));
+    assert.equal(out.finish.kind, 'aborted');
+    assert.equal(out.finish.failure.code, 'ABORTED');
+    assert.deepEqual(out.blocks, []);
+    await assert.rejects(
+      host.llm.resolveModelInfo('antigravity-acp', 'server-default', AbortSignal.abort()),
+      (error) => error instanceof LlmError && error.code === 'ABORTED',
+    );
+    assert.deepEqual(fake.journal(), [], 'no server process was started');
+  } finally {
+    await host.stop();
+  }
 });
 
 test('disposing the plugin scope mid-turn ends the stream and leaves no process and no scratch directory', async (t) => {
@@ -116,13 +144,34 @@ test('a refused config throws LlmError ACP_INVALID_CONFIG naming the field, and 
   await fiber.dispose();
 });
 
-test('a Rust panic is a thrown error with code ACP_INTERNAL, and the host goes on', { skip: binding.testPanic === undefined && 'a release addon has no test hooks' }, () => {
-  assert.throws(() => binding.testPanic(), (error) => error.code === 'ACP_INTERNAL' && /panicked/.test(error.message));
+// Every caught panic carries this message, never its payload (Rust's panic messages can
+// quote data; the hooks' payloads say "on purpose").
+const PANICKED = 'the adapter panicked (an internal fault; the host goes on)';
+const noHooks = binding.testPanic === undefined && 'a release addon has no test hooks';
+
+test('a Rust panic is a thrown error with code ACP_INTERNAL and a fixed message, and the host goes on', { skip: noHooks }, () => {
+  assert.throws(() => binding.testPanic(), (error) => error.code === 'ACP_INTERNAL' && error.message === PANICKED);
   const adapter = new AntigravityAcpAdapter('{}');
   assert.equal(adapter.providerInfo('antigravity-acp').id, 'antigravity-acp');
 });
 
-test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: binding.testUnfinishedStream === undefined && 'a release addon has no test hooks' }, async () => {
+test('a panic inside an async method reaches JS as LlmError ACP_INTERNAL through the envelope, and the host goes on', { skip: noHooks }, async (t) => {
+  const json = await within(binding.testPanicAsync(), 'the async method that panicked');
+  assert.throws(
+    () => settle(json),
+    (error) => error instanceof LlmError && error.code === 'ACP_INTERNAL' && error.message === PANICKED,
+  );
+  const { host } = await fakeHost(t, { turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Still here.' }] }] });
+  try {
+    const out = await drain(host.llm.stream(request([user('Please say hello')])));
+    assert.deepEqual(out.finish, { kind: 'stop' });
+    assert.equal(out.text, 'Still here.');
+  } finally {
+    await host.stop();
+  }
+});
+
+test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: noHooks }, async () => {
   const handle = binding.testUnfinishedStream();
   const batches = [];
   for (;;) {

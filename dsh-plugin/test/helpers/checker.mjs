@@ -1,81 +1,121 @@
 /**
  * Reads a stream the way DSH's agent loop does, through DSH's own `BlockAssembler`, and
- * enforces the `StreamChunk` rules on the way: deltas only inside an open block of their
- * kind, `block-end.block` equal to what its deltas assembled, tool arguments that parse
- * as JSON, usage before the finish, exactly one finish and nothing after it, and (for a
- * `stop` or `tool-calls` finish) no block left open.
+ * enforces the `StreamChunk` rules on the way, as the Rust validator does
+ * (`dsh-sim/src/host/stream_check.rs`):
+ *
+ * - block indexes 0, 1, 2, … in the order the blocks open, each opened once;
+ * - a model opens only `text`, `reasoning` and `tool-call` blocks;
+ * - a delta only inside an open block of its type; a tool call's id non-empty and fixed;
+ * - `block-end` only for an open block, carrying exactly what its deltas assembled; a
+ *   tool call ends with its id and name, and arguments that parse as JSON;
+ * - a known finish kind (`stop`, `tool-calls`, `max-tokens`, `aborted`, `error`; the last
+ *   two carry a failure with a code and a message), with no block open;
+ * - tool calls only with a `tool-calls` finish, or an `aborted`/`error` one that cut the
+ *   round short (DSH keeps none of them then); `tool-calls` needs at least one call;
+ * - usage only before the finish; exactly one finish, and nothing after it.
  * @module test/helpers/checker
  */
-import { deepStrictEqual } from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { BlockAssembler } from '@deepseek-ai/dsh-llm';
 
+/** The block type each delta belongs in. */
 const DELTA_KIND = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'tool-call-delta': 'tool-call' };
+/** The block types a model may open. */
+const MODEL_BLOCKS = new Set(['text', 'reasoning', 'tool-call']);
+/** DSH's finish kinds (`FinishReasonMap`). */
+const FINISH_KINDS = new Set(['stop', 'tool-calls', 'max-tokens', 'aborted', 'error']);
+/** The finishes that carry a failure. */
+const FAILED = new Set(['aborted', 'error']);
 
 /**
- * A chunk-by-chunk rule checker.
+ * A chunk-by-chunk rule checker: `push` throws, naming the rule and the chunk, at the
+ * first chunk that breaks one; `end` throws when the stream had no finish.
  * @returns {{push(chunk: any): void, end(): void, chunks: any[]}}
  */
 export function streamChecker() {
   const open = new Map();
-  const ended = new Set();
   const chunks = [];
+  let nextIndex = 0;
+  let toolCalls = 0;
   let finish;
   const fail = (message) => {
     throw new Error(`stream rule broken at chunk ${chunks.length - 1} (${JSON.stringify(chunks.at(-1))}): ${message}`);
+  };
+  const openOf = (chunk) => {
+    const block = open.get(chunk.index);
+    if (!block) fail(`a ${chunk.type} for block ${chunk.index}, which is not open`);
+    if (block.type !== DELTA_KIND[chunk.type]) fail(`a ${chunk.type} inside a ${block.type} block`);
+    return block;
+  };
+  const endBlock = (chunk) => {
+    const block = open.get(chunk.index);
+    if (!block) fail(`block-end for block ${chunk.index}, which is not open`);
+    open.delete(chunk.index);
+    let assembled;
+    if (block.type === 'tool-call') {
+      if (block.id === undefined || block.name === undefined) fail(`tool call ${chunk.index} ended without its id and name`);
+      try {
+        JSON.parse(block.args);
+      } catch {
+        fail(`tool call ${chunk.index}: its arguments are not JSON: ${block.args}`);
+      }
+      toolCalls++;
+      assembled = { type: 'tool-call', id: block.id, name: block.name, arguments: block.args };
+    } else {
+      assembled = { type: block.type, text: block.text };
+    }
+    if (!isDeepStrictEqual(chunk.block, assembled)) {
+      fail(`block-end ${chunk.index} carries ${JSON.stringify(chunk.block)}, but its deltas assembled ${JSON.stringify(assembled)}`);
+    }
+  };
+  const checkFinish = (reason) => {
+    const kind = reason?.kind;
+    if (!FINISH_KINDS.has(kind)) fail(`an unknown finish kind ${JSON.stringify(kind)}`);
+    if (open.size > 0) fail(`the ${kind} finish came while block(s) ${[...open.keys()]} were still open`);
+    if (FAILED.has(kind) && (typeof reason.failure?.code !== 'string' || typeof reason.failure?.message !== 'string')) {
+      fail(`the ${kind} finish has no failure {code, message}`);
+    }
+    if (kind === 'tool-calls' && toolCalls === 0) fail('a tool-calls finish without any tool call');
+    // An abort or a failure may cut a round short after its calls streamed; DSH then
+    // keeps no tool call, so that is no violation.
+    if (toolCalls > 0 && !['tool-calls', ...FAILED].includes(kind)) fail(`${toolCalls} tool call(s) streamed but the finish was ${kind}`);
   };
   return {
     chunks,
     push(chunk) {
       chunks.push(chunk);
       if (finish !== undefined) fail('a chunk after the finish');
-      switch (chunk.type) {
+      switch (chunk?.type) {
         case 'block-start':
-          if (open.has(chunk.index) || ended.has(chunk.index)) fail(`block ${chunk.index} opened twice`);
+          if (chunk.index !== nextIndex) fail(`block-start took index ${chunk.index}; the next block index is ${nextIndex}`);
+          if (!MODEL_BLOCKS.has(chunk.blockType)) fail(`a model opened a ${chunk.blockType} block`);
+          nextIndex++;
           open.set(chunk.index, { type: chunk.blockType, text: '', id: undefined, name: undefined, args: '' });
           break;
         case 'text-delta':
         case 'reasoning-delta':
+          openOf(chunk).text += chunk.text;
+          break;
         case 'tool-call-delta': {
-          const block = open.get(chunk.index);
-          if (!block) fail(`a ${chunk.type} outside an open block`);
-          if (block.type !== DELTA_KIND[chunk.type]) fail(`a ${chunk.type} inside a ${block.type} block`);
-          if (chunk.type === 'tool-call-delta') {
-            if (block.id !== undefined && block.id !== chunk.id) fail('a tool call changed its id');
-            block.id = chunk.id;
-            block.name = chunk.name ?? block.name;
-            block.args += chunk.argumentsDelta;
-          } else {
-            block.text += chunk.text;
-          }
+          const block = openOf(chunk);
+          if (typeof chunk.id !== 'string' || chunk.id === '') fail(`tool-call-delta ${chunk.index} has no id`);
+          if (block.id !== undefined && block.id !== chunk.id) fail(`tool call ${chunk.index} changed its id`);
+          block.id = chunk.id;
+          block.name = chunk.name ?? block.name;
+          block.args += chunk.argumentsDelta;
           break;
         }
-        case 'block-end': {
-          const block = open.get(chunk.index);
-          if (!block) fail(`block-end for block ${chunk.index}, which is not open`);
-          open.delete(chunk.index);
-          ended.add(chunk.index);
-          if (block.type === 'tool-call') {
-            deepStrictEqual(chunk.block, { type: 'tool-call', id: block.id, name: block.name, arguments: block.args });
-            try {
-              JSON.parse(block.args);
-            } catch {
-              fail(`tool arguments are not JSON: ${block.args}`);
-            }
-          } else {
-            deepStrictEqual(chunk.block, { type: block.type, text: block.text });
-          }
+        case 'block-end':
+          endBlock(chunk);
           break;
-        }
         case 'usage':
           break;
         case 'finish':
           finish = chunk;
-          if (['stop', 'tool-calls'].includes(chunk.reason.kind) && open.size > 0) {
-            fail(`a ${chunk.reason.kind} finish with blocks still open: ${[...open.keys()]}`);
-          }
+          checkFinish(chunk.reason);
           break;
         default:
-          fail(`an unknown chunk type ${chunk.type}`);
+          fail(`an unknown chunk type ${chunk?.type}`);
       }
     },
     end() {

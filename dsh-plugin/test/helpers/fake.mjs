@@ -32,7 +32,7 @@ export function fakeBinary() {
 /**
  * One fake server setup: its script written, its journal and scratch folders made.
  * @param {object} script - the fake's script (its JSON form).
- * @returns {{dir: string, journalDir: string, scratchRoot: string, server: {command: string, args: string[]},
+ * @returns {{dir: string, scriptPath: string, journalDir: string, scratchRoot: string, server: {command: string, args: string[]},
  *   journal(): any[][], frames(direction?: 'in' | 'out'): any[], methods(): string[], pids(): number[],
  *   scratchLeft(): string[], remove(): void}}
  */
@@ -61,6 +61,7 @@ export function fakeServer(script = {}) {
       .map((e) => e.frame);
   return {
     dir,
+    scriptPath,
     journalDir,
     scratchRoot,
     server: { command: fakeBinary(), args: ['--script', scriptPath, '--journal', journalDir] },
@@ -77,11 +78,12 @@ export function fakeServer(script = {}) {
 }
 
 /**
- * Live processes whose command line contains `needle`.
- * @param {string} needle - a path unique to one test.
+ * Live processes whose command line contains `needle` (node builtins only: the pack
+ * test's child hosts import this file by its path).
+ * @param {string} needle - a path unique to one test (a setup's `scriptPath`).
  * @returns {number[]} their pids.
  */
-function livePids(needle) {
+export function livePids(needle) {
   const pids = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
