@@ -81,7 +81,7 @@ pub enum PluginConfigError {
 impl PluginConfig {
     /// Reads the plugin's JSON config.
     pub fn from_json(json: &str) -> Result<Self, PluginConfigError> {
-        serde_json::from_str(json).map_err(|e| PluginConfigError::Shape(e.to_string()))
+        serde_json::from_str(json).map_err(|e| PluginConfigError::Shape(shape_problem(&e)))
     }
 
     /// The adapter's configuration, defaults filled in.
@@ -154,6 +154,22 @@ impl PluginConfig {
         }
         Ok(config)
     }
+}
+
+/// What is wrong with the config's shape, without quoting a value (serde's type errors
+/// quote the value, which may be a secret such as an `env` entry): a field-name problem
+/// as serde words it (it names only keys), anything else by its position.
+fn shape_problem(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let names_only = ["unknown field", "missing field", "duplicate field"];
+    if names_only.iter().any(|start| text.starts_with(start)) {
+        return text;
+    }
+    format!(
+        "a value has the wrong type or form at line {} column {}",
+        error.line(),
+        error.column()
+    )
 }
 
 fn invalid(field: &'static str, problem: &'static str) -> PluginConfigError {
@@ -277,6 +293,11 @@ mod tests {
             .err()
             .ok_or("an unknown field was accepted")?;
         assert!(shape.to_string().contains("timeoutMS"), "{shape}");
+        let secret = PluginConfig::from_json(r#"{"timeoutMs": "hunter2-secret"}"#)
+            .err()
+            .ok_or("a string timeout was accepted")?;
+        assert!(!secret.to_string().contains("hunter2"), "{secret}");
+        assert!(secret.to_string().contains("column"), "{secret}");
         let not_a_list = PluginConfig::from_json(r#"{"disabledTools": "view_file"}"#)
             .err()
             .ok_or("a string was accepted as the disabledTools list")?;
