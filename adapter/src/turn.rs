@@ -141,6 +141,10 @@ where
             }
         }
     };
+    let confinement = resources
+        .server
+        .as_ref()
+        .and_then(PooledProcess::confinement);
     let TurnSpec {
         config,
         fingerprint,
@@ -165,6 +169,7 @@ where
             tool_timeout: config.tool_timeout,
             segment_started,
             window,
+            confinement,
         },
         calls,
         sink,

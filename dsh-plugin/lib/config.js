@@ -36,6 +36,15 @@ export const Config = Schema.object({
   maxSessionsPerProcess: Schema.natural().description('How many sessions one process may open.'),
   maxActiveTurns: Schema.natural().description('How many tool turns may be active at once.'),
   models: Schema.array(Schema.string()).default(undefined).description('The models listed before discovery ran.'),
+  confinement: Schema.union(['required', 'best_effort', 'off']).description(
+    'Whether the server runs confined by the kernel (Landlock): required refuses an unconfined server, best_effort (the default) confines where the kernel can, off never does.',
+  ),
+  allowRead: Schema.array(Schema.string())
+    .default(undefined)
+    .description('Absolute paths a confined server may also read (and execute).'),
+  allowWrite: Schema.array(Schema.string())
+    .default(undefined)
+    .description('Absolute paths a confined server may also read and write.'),
 });
 
 /**

@@ -39,6 +39,9 @@ pub(crate) struct TurnLoopParts {
     pub(crate) segment_started: Instant,
     /// Where the context window a `usage_update` reports is kept for `resolveModel`.
     pub(crate) window: WindowReport,
+    /// How the turn's server process is confined (`None`: not a subprocess), for the
+    /// report of a native action.
+    pub(crate) confinement: Option<crate::server::Enforcement>,
 }
 
 /// Where the turn stands between the server and DSH. Each phase holds exactly what it
@@ -298,9 +301,10 @@ impl TurnLoop {
                 self.parts.window.record(size);
                 Ok(())
             }
-            ServerEvent::NativeAction => Err(Outcome::Failed(AdapterError::NativeToolRejected(
-                "a server-owned tool started running".to_owned(),
-            ))),
+            ServerEvent::NativeAction => Err(Outcome::Failed(AdapterError::NativeToolRejected {
+                action: "a server-owned tool started running".to_owned(),
+                confinement: self.parts.confinement,
+            })),
             ServerEvent::PromptDone(Ok(stop)) => {
                 let mut has_content = false;
                 if let Phase::Streaming { blocks, .. } = &mut self.phase {

@@ -39,6 +39,7 @@ fn parked(names: &[&str]) -> Parked {
         tool_timeout: Duration::from_secs(170),
         segment_started: Instant::now(),
         window: WindowReport::default(),
+        confinement: None,
     };
     let (sink, stream) = ChunkStream::channel();
     let mut turn = TurnLoop::new(parts, calls, sink);
