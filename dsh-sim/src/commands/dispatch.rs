@@ -107,9 +107,17 @@ pub fn main() -> ExitCode {
             model,
             tools,
             script,
+            confinement,
         } => {
             init_logging();
-            match ask(prompt, &server, model, tools.as_deref(), script) {
+            match ask(
+                prompt,
+                &server,
+                model,
+                tools.as_deref(),
+                script,
+                &confinement,
+            ) {
                 Ok(_) => ExitCode::SUCCESS,
                 Err(error) => {
                     eprintln!("dsh-sim: {error:#}");
@@ -217,6 +225,7 @@ fn ask(
     model: Option<String>,
     tools: Option<&std::path::Path>,
     script: Option<PathBuf>,
+    confinement: &crate::commands::cli::ConfinementArgs,
 ) -> anyhow::Result<antigravity_acp::contract::FinishReason> {
     use crate::commands::ask::{AskArgs, AskServer, run_ask};
     let server = match server {
@@ -244,6 +253,7 @@ fn ask(
         server,
         model,
         tools,
+        confinement: confinement.options(),
     };
     let mut out = std::io::stdout();
     let mut notes = std::io::stderr();

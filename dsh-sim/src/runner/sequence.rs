@@ -56,6 +56,9 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
         }
         JournalEntry::UnmatchedPrompt { .. } => format!("Note over {server}: UNMATCHED PROMPT"),
         JournalEntry::ChildSpawned { pid } => format!("Note over {server}: child pid {pid}"),
+        JournalEntry::NativeAction {
+            action, outcome, ..
+        } => format!("Note over {server}: native {action} {outcome}"),
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

@@ -118,7 +118,7 @@ fn var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
 }
 
 /// The server's credentials home: `GEMINI_HOME`, else `$HOME/.gemini` (docs/antigravity-1.3.0.md §2).
-pub(crate) fn credentials_home(env: &[(OsString, OsString)]) -> Option<PathBuf> {
+pub fn credentials_home(env: &[(OsString, OsString)]) -> Option<PathBuf> {
     match var(env, "GEMINI_HOME") {
         Some(home) => Some(absolute(Path::new(home))),
         None => var(env, "HOME").map(|home| Path::new(home).join(".gemini")),
@@ -128,7 +128,7 @@ pub(crate) fn credentials_home(env: &[(OsString, OsString)]) -> Option<PathBuf> 
 /// The directories holding the server's own files: where its program is found (through
 /// the launch line's `PATH` when it names no directory, as exec finds it), and where its
 /// real file is when that is a symlink.
-pub(crate) fn program_dirs(program: &Path, env: &[(OsString, OsString)]) -> Vec<PathBuf> {
+pub fn program_dirs(program: &Path, env: &[(OsString, OsString)]) -> Vec<PathBuf> {
     let found = if program.components().count() > 1 || program.is_absolute() {
         Some(absolute(program))
     } else {
