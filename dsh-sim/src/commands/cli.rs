@@ -53,6 +53,14 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 20)]
         runs: usize,
     },
+    /// Measure what confining the server costs at start-up: a fresh provider's model
+    /// discovery against the fake (spawn to `initialize` answered, plus one
+    /// `session/new`), confined and unconfined in turn, medians.
+    BenchConfinement {
+        /// Runs of each kind.
+        #[arg(long, default_value_t = 30)]
+        runs: usize,
+    },
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
