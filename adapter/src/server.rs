@@ -26,6 +26,8 @@ mod source;
 
 pub use confine::Enforcement;
 pub use confine::allowlist::{READ_ONLY_DEVICES, READ_WRITE_DEVICES, RUNTIME_READ_PATHS};
+#[cfg(test)]
+pub(crate) use environment::env_of;
 pub use environment::{ALLOWED_PREFIXES, ALLOWED_VARIABLES, is_allowed};
 pub(crate) use process::{ManagedProcess, ServerPipes};
 pub(crate) use scratch::ScratchDir;

@@ -157,13 +157,7 @@ pub fn program_dirs(program: &Path, env: &[(OsString, OsString)]) -> Vec<PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
-            .collect()
-    }
+    use crate::server::env_of as env;
 
     fn paths_with(rules: &[Rule], rights: Rights) -> Vec<PathBuf> {
         rules
