@@ -1,5 +1,6 @@
 //! `AdapterConfig`: where the server comes from (an installed pinned build, or an explicit
-//! command), the environment it gets, and the adapter's bounds and timeouts.
+//! command), the environment it gets, how the kernel confines it, and the adapter's bounds
+//! and timeouts.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -69,6 +70,45 @@ impl From<ServerCommand> for ServerSource {
     }
 }
 
+/// Whether the server must run confined by the kernel (B06; Linux Landlock, see
+/// `server::confine`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfinementMode {
+    /// Refuse to start a server that cannot be confined with everything B06 promises
+    /// (files and signals: Landlock ABI 6 or later); the turn fails with
+    /// `ACP_CONFINEMENT_UNAVAILABLE`.
+    Required,
+    /// Confine with the strongest Landlock ABI the kernel offers, and run unconfined
+    /// (with a warning, once per provider) where it offers none.
+    #[default]
+    BestEffort,
+    /// Never confine (debugging a server that fails under confinement).
+    Off,
+}
+
+impl ConfinementMode {
+    /// The setting's spelling (`required`, `best_effort`, `off`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Required => "required",
+            Self::BestEffort => "best_effort",
+            Self::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for ConfinementMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        [Self::Required, Self::BestEffort, Self::Off]
+            .into_iter()
+            .find(|mode| mode.as_str() == text)
+            .ok_or_else(|| format!("`{text}` is not one of required, best_effort, off"))
+    }
+}
+
 /// Everything the adapter can be told.
 #[derive(Debug, Clone)]
 pub struct AdapterConfig {
@@ -107,6 +147,18 @@ pub struct AdapterConfig {
     /// Tool names every session disables on top of the server's built-in ones
     /// ([`crate::NATIVE_TOOLS`]), sent after them in `_meta.agy.disabledTools` (B06).
     pub extra_disabled_tools: Vec<String>,
+    /// Whether every server process runs confined by the kernel (default `best_effort`).
+    pub confinement: ConfinementMode,
+    /// Paths a confined server may also read (and execute), beyond its own files and
+    /// the system's runtime paths: a configured command's scripts elsewhere, say.
+    pub extra_read_paths: Vec<PathBuf>,
+    /// Paths a confined server may also read and write, beyond its scratch root, its
+    /// temp directory and its credentials home.
+    pub extra_write_paths: Vec<PathBuf>,
+    /// **Testing only**: act as if the kernel offered at most this Landlock ABI (`0`: a
+    /// kernel without Landlock), so a test can show what `best_effort` and `required`
+    /// do there. Never set in production; the DSH plugin's config has no such field.
+    pub landlock_abi_ceiling: Option<u8>,
 }
 
 /// The models of the 1.3.0 free tier, as the server lists them.
@@ -138,6 +190,10 @@ impl Default for AdapterConfig {
             max_sessions_per_process: 32,
             models: KNOWN_MODELS.iter().map(|m| (*m).to_owned()).collect(),
             extra_disabled_tools: Vec::new(),
+            confinement: ConfinementMode::BestEffort,
+            extra_read_paths: Vec::new(),
+            extra_write_paths: Vec::new(),
+            landlock_abi_ceiling: None,
         }
     }
 }
@@ -160,5 +216,23 @@ mod tests {
         assert_eq!(config.sign_in_timeout, Duration::from_secs(120));
         assert!(matches!(config.server, ServerSource::Installed(_)));
         assert_eq!(config.provider, "antigravity-acp");
+        assert_eq!(config.confinement, ConfinementMode::BestEffort);
+        assert!(config.extra_read_paths.is_empty() && config.extra_write_paths.is_empty());
+        assert_eq!(config.landlock_abi_ceiling, None);
+    }
+
+    #[test]
+    fn confinement_modes_read_as_they_are_written() {
+        for mode in [
+            ConfinementMode::Required,
+            ConfinementMode::BestEffort,
+            ConfinementMode::Off,
+        ] {
+            assert_eq!(mode.as_str().parse::<ConfinementMode>(), Ok(mode));
+        }
+        assert_eq!("required".parse(), Ok(ConfinementMode::Required));
+        assert_eq!("best_effort".parse(), Ok(ConfinementMode::BestEffort));
+        assert_eq!("off".parse(), Ok(ConfinementMode::Off));
+        assert!("strict".parse::<ConfinementMode>().is_err());
     }
 }

@@ -12,6 +12,18 @@ pub(crate) enum AdapterError {
     /// The server command could not be spawned.
     #[error("could not start the server command")]
     Spawn(#[source] std::io::Error),
+    /// `confinement: required`, but the kernel cannot confine the server as B06 promises.
+    #[error("{}", confinement_unavailable(*offered, *needed))]
+    ConfinementUnavailable {
+        /// The Landlock ABI the kernel offers (0: none).
+        offered: u8,
+        /// The ABI the promise needs.
+        needed: u8,
+    },
+    /// The kernel offers confinement, but the server's rules could not be built (a path
+    /// could not be opened, the ruleset was refused); nothing was started.
+    #[error("could not confine the server: {0}")]
+    ConfinementFailed(&'static str),
     /// The private scratch directory could not be made.
     #[error("could not create a private scratch directory")]
     Scratch(#[source] std::io::Error),
@@ -84,9 +96,16 @@ pub(crate) enum AdapterError {
     /// Too many tool turns are active.
     #[error("too many active tool turns (limit {0})")]
     Busy(usize),
-    /// The server ran an action of its own.
-    #[error("the server attempted a native action ({0}); the turn was cancelled")]
-    NativeToolRejected(String),
+    /// The server ran an action of its own; how it was confined says how far that
+    /// action could reach (`None`: not a subprocess, the driver tests' in-process fake).
+    #[error("the server attempted a native action ({action}); the turn was cancelled{}",
+        confinement.map(|c| format!("; {c}")).unwrap_or_default())]
+    NativeToolRejected {
+        /// What the adapter saw.
+        action: String,
+        /// How the server process was confined.
+        confinement: Option<crate::server::Enforcement>,
+    },
     /// The provider was disposed.
     #[error("the adapter was disposed")]
     Disposed,
@@ -123,6 +142,9 @@ impl AdapterError {
                 LlmErrorCode::AcpBinaryMissing
             }
             Self::Spawn(_) => LlmErrorCode::AcpSpawnFailed,
+            Self::ConfinementUnavailable { .. } | Self::ConfinementFailed(_) => {
+                LlmErrorCode::AcpConfinementUnavailable
+            }
             Self::ConnectionClosed(_) => LlmErrorCode::AcpDisconnected,
             Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::AcpInternal,
             Self::Remote { .. } => LlmErrorCode::AcpRpcError,
@@ -143,7 +165,7 @@ impl AdapterError {
             Self::TurnLimit => LlmErrorCode::AcpTurnLimit,
             Self::UnknownStop => LlmErrorCode::AcpUnknownStop,
             Self::Busy(_) => LlmErrorCode::AcpSessionBusy,
-            Self::NativeToolRejected(_) => LlmErrorCode::AcpNativeToolRejected,
+            Self::NativeToolRejected { .. } => LlmErrorCode::AcpNativeToolRejected,
             Self::Disposed => LlmErrorCode::AcpDisposed,
             Self::Install { .. } => LlmErrorCode::AcpInstallFailed,
         };
@@ -151,6 +173,19 @@ impl AdapterError {
         // left out because they can carry paths.
         LlmError::new(code, self.to_string())
     }
+}
+
+/// The message of [`AdapterError::ConfinementUnavailable`].
+fn confinement_unavailable(offered: u8, needed: u8) -> String {
+    let kernel = match offered {
+        0 => "the kernel offers no Landlock".to_owned(),
+        abi => format!("the kernel offers only Landlock ABI {abi}"),
+    };
+    format!(
+        "confinement is required, but {kernel} and confining the server's files and signals \
+         needs ABI {needed}; no server was started (set confinement to best_effort to run it \
+         with what the kernel offers)"
+    )
 }
 
 #[cfg(test)]
@@ -167,6 +202,60 @@ mod tests {
         assert_eq!(error.code, LlmErrorCode::AcpRpcError);
         assert!(!error.message.contains("abc123"), "{}", error.message);
         assert!(error.message.contains("-32603"), "{}", error.message);
+    }
+
+    #[test]
+    fn confinement_failures_have_their_own_code_and_say_why() {
+        let none = AdapterError::ConfinementUnavailable {
+            offered: 0,
+            needed: 6,
+        }
+        .to_llm_error();
+        assert_eq!(none.code, LlmErrorCode::AcpConfinementUnavailable);
+        assert!(
+            none.message.contains("offers no Landlock"),
+            "{}",
+            none.message
+        );
+        assert!(none.message.contains("needs ABI 6"), "{}", none.message);
+        let old = AdapterError::ConfinementUnavailable {
+            offered: 3,
+            needed: 6,
+        }
+        .to_llm_error();
+        assert!(
+            old.message.contains("only Landlock ABI 3"),
+            "{}",
+            old.message
+        );
+        let failed = AdapterError::ConfinementFailed("the ruleset was refused").to_llm_error();
+        assert_eq!(failed.code, LlmErrorCode::AcpConfinementUnavailable);
+    }
+
+    #[test]
+    fn a_native_action_says_how_the_server_was_confined() {
+        use crate::server::Enforcement;
+        let message = |confinement| {
+            AdapterError::NativeToolRejected {
+                action: "a tool".to_owned(),
+                confinement,
+            }
+            .to_llm_error()
+            .message
+        };
+        let confined = message(Some(Enforcement::Confined { abi: 7 }));
+        assert!(
+            confined.contains("confined by the kernel (Landlock ABI 7)"),
+            "{confined}"
+        );
+        let off = message(Some(Enforcement::Off));
+        assert!(off.contains("unconfined (confinement is off)"), "{off}");
+        let unavailable = message(Some(Enforcement::Unavailable));
+        assert!(
+            unavailable.contains("unconfined (the kernel offers no Landlock)"),
+            "{unavailable}"
+        );
+        assert!(!message(None).contains("confined"));
     }
 
     #[test]

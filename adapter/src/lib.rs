@@ -13,7 +13,7 @@
 //! Map of the crate (each module's doc says what it owns):
 //! - [`contract`]: the host contract DSH offers plugins (`LlmAdapter`, requests, streams).
 //! - [`register`]: the plugin entry that mounts the adapter as DSH's primary adapter.
-//! - [`config`]: the server command, bounds and timeouts.
+//! - [`config`]: the server command, its confinement, bounds and timeouts.
 //! - `provider`: the `LlmAdapter` implementation; routes each generate to a new turn or
 //!   to the pending exchange it continues.
 //! - `turn`: one turn (the process it checked out, its ACP session, bridge and event
@@ -21,8 +21,8 @@
 //! - `pool`: the idle server processes kept for reuse, keyed by their launch line.
 //! - `discovery`: reads the server's model catalogue; its process joins the pool.
 //! - [`install`]: provisioning: installs, verifies and repairs the pinned 1.3.0 build.
-//! - [`server`]: the managed subprocess, its scratch directory and its allowlisted
-//!   environment.
+//! - [`server`]: the managed subprocess, its scratch directory, its allowlisted
+//!   environment and its kernel confinement (Landlock).
 //! - `acp`: the ACP client side (handshake, auth retry, model choice, permissions, the
 //!   server's built-in tools disabled in every session: [`NATIVE_TOOLS`]).
 //! - `bridge`: the private MCP endpoint (HTTP guard, tool catalog, parked calls).
@@ -65,8 +65,8 @@ mod turn;
 
 pub use acp::NATIVE_TOOLS;
 pub use config::{
-    ADAPTER_ID, AdapterConfig, PluginConfig, PluginConfigError, PluginServer, SERVER_DEFAULT_MODEL,
-    ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, ConfinementMode, PluginConfig, PluginConfigError, PluginServer,
+    SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
 };
 pub use provider::{AntigravityProvider, RETRYABLE_CODES};
 pub use register::register;

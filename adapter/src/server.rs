@@ -1,7 +1,13 @@
 //! The managed server: its subprocess (own process group, piped stdio, bounded stderr),
-//! the private scratch directory it runs in, the allowlisted environment it gets, and
-//! where its command comes from (an explicit command or the verified install).
+//! the private scratch directory it runs in, the allowlisted environment it gets, its
+//! confinement by the kernel (Landlock, B06), and where its command comes from (an
+//! explicit command or the verified install).
 
+#[allow(
+    clippy::disallowed_types,
+    reason = "it confines the server's Command (ManagedProcess's) before the spawn"
+)]
+pub mod confine;
 mod environment;
 #[allow(
     clippy::disallowed_methods,
@@ -12,11 +18,16 @@ mod process;
 #[allow(
     clippy::disallowed_methods,
     clippy::disallowed_types,
-    reason = "a turn's private scratch directory: the only directory the adapter makes (C04, C31)"
+    reason = "a turn's private scratch directory, its temp directory and a missing credentials \
+              home: the only directories the adapter makes (C04, C31)"
 )]
 mod scratch;
 mod source;
 
+pub use confine::Enforcement;
+pub use confine::allowlist::{READ_ONLY_DEVICES, READ_WRITE_DEVICES, RUNTIME_READ_PATHS};
+#[cfg(test)]
+pub(crate) use environment::env_of;
 pub use environment::{ALLOWED_PREFIXES, ALLOWED_VARIABLES, is_allowed};
 pub(crate) use process::{ManagedProcess, ServerPipes};
 pub(crate) use scratch::ScratchDir;

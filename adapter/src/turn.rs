@@ -143,6 +143,10 @@ where
             }
         }
     };
+    let confinement = resources
+        .server
+        .as_ref()
+        .and_then(PooledProcess::confinement);
     let TurnSpec {
         config,
         fingerprint,
@@ -169,6 +173,7 @@ where
             segment_started,
             window,
             max_tokens,
+            confinement,
         },
         calls,
         sink,

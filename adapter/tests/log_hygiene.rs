@@ -116,6 +116,8 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
         server: leaky_server(&lines).into(),
         scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
+        // The stand-in records what it read beside the turns, outside its scratch root.
+        extra_write_paths: vec![scratch.path().to_path_buf()],
         ..AdapterConfig::default()
     });
     let mut request = GenerateOptions::new(

@@ -43,6 +43,8 @@ fn config(server: ServerCommand, scratch: &Path) -> Result<AdapterConfig, Failur
         server: server.into(),
         scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
+        // The stand-ins record their pid in `scratch`, outside their own scratch root.
+        extra_write_paths: vec![scratch.to_path_buf()],
         ..AdapterConfig::default()
     })
 }

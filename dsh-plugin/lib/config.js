@@ -40,6 +40,15 @@ export const Config = Schema.object({
   disabledTools: Schema.array(Schema.string())
     .default(undefined)
     .description("Tool names every session disables on top of the server's built-in ones."),
+  confinement: Schema.union(['required', 'best_effort', 'off']).description(
+    'Whether the server runs confined by the kernel (Landlock): required refuses an unconfined server, best_effort (the default) confines where the kernel can, off never does.',
+  ),
+  allowRead: Schema.array(Schema.string())
+    .default(undefined)
+    .description('Absolute paths a confined server may also read (and execute).'),
+  allowWrite: Schema.array(Schema.string())
+    .default(undefined)
+    .description('Absolute paths a confined server may also read and write.'),
 });
 
 /**

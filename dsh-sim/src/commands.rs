@@ -3,7 +3,7 @@
 //! to the exit code, with the small subcommands' glue; `run_cli` is `dsh-sim run`
 //! (selection, report, totals). Each command with more to it has its own module: [`ask`] (one chat turn by
 //! hand), [`bench`](mod@bench) (the adapter's speed figures), [`bench_install`] (what the
-//! installer's checks cost), [`install_cli`] (install, repair or verify the pinned
+//! installer's checks cost), [`bench_confinement`] (what confining the server costs at start-up), [`install_cli`] (install, repair or verify the pinned
 //! server), [`bridge_session`] (the adapter's real MCP bridge on its own), [`scaffold`]
 //! (`dsh-sim new`), [`lint`] (checking scenario files without running them) and
 //! [`claims`] (the traceability check between claims, `CLAIMS.md` and scenarios, which
@@ -15,6 +15,7 @@
 
 pub mod ask;
 pub mod bench;
+pub mod bench_confinement;
 pub mod bench_install;
 pub mod bridge_session;
 pub mod claims;

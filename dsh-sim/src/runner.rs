@@ -7,6 +7,8 @@
 //! - finding and choosing the files: [`discover`] (files and folders given),
 //!   [`selection`] (`--filter`, `--only-failed` and the record of last failures);
 //! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
+//!   [`confinement`] (what the runner's own fake and relay must reach, confined),
+//!   [`files`] (the files a scenario plants and judges on the real filesystem),
 //!   [`provision`] (install scenarios: the served registry and archive, the cache's
 //!   starting state, the judge of the install), [`client_tap`] (the client-side journal
 //!   of a run against any server, `dsh-sim tap`);
@@ -19,8 +21,10 @@
 
 pub mod artifacts;
 pub mod client_tap;
+pub mod confinement;
 pub mod discover;
 pub mod expect;
+pub mod files;
 pub mod gemini_home;
 pub mod leak;
 pub mod provision;
@@ -41,6 +45,7 @@ use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
 use crate::host::transcript::Transcript;
 use crate::runner::artifacts::FailureRecord;
+use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
 use crate::runner::expect::check_transcript;
 use crate::runner::leak::find_leaks;
 use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
@@ -92,6 +97,8 @@ pub struct RunnerOptions {
     /// A dsh-sim binary whose `tap` subcommand relays and journals a `Command` server
     /// (`None`: no client-side journal).
     pub tap_program: Option<PathBuf>,
+    /// The server's confinement: `--confinement`, `--allow-read`, `--allow-write`.
+    pub confinement: ConfinementOptions,
 }
 
 /// The default bound on one scenario's chat against the fake. The slowest scenario
@@ -115,6 +122,7 @@ impl RunnerOptions {
             limits: LoopLimits::default(),
             diagram: None,
             tap_program: None,
+            confinement: ConfinementOptions::default(),
         }
     }
 }
@@ -263,6 +271,7 @@ fn run_in_workspace(
     std::fs::create_dir_all(&scratch_root)
         .and_then(|()| std::fs::create_dir_all(&journal_dir))
         .map_err(|e| format!("cannot prepare the workspace: {e}"))?;
+    files::plant(workspace.path(), &scenario.dsh.files)?;
     let fake_mode = matches!(options.server, ServerChoice::Fake { .. });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -270,11 +279,16 @@ fn run_in_workspace(
         .build()
         .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
     let mut provisioning = None;
+    let mut own_paths = RunnerPaths::default();
     let server = match &options.server {
         ServerChoice::Fake { program } => {
             let script_path = workspace.path().join("script.json");
-            let script = serde_json::to_string_pretty(&scenario.fake)
-                .map_err(|e| format!("cannot write the fake's script: {e}"))?;
+            let script = serde_json::to_string_pretty(&files::with_workspace(
+                &scenario.fake,
+                workspace.path(),
+            ))
+            .map_err(|e| format!("cannot write the fake's script: {e}"))?;
+            own_paths = RunnerPaths::fake(program, &script_path, &journal_dir);
             std::fs::write(&script_path, script)
                 .map_err(|e| format!("cannot write the fake's script: {e}"))?;
             match &scenario.install {
@@ -294,7 +308,10 @@ fn run_in_workspace(
             }
         }
         ServerChoice::Command(command) => match &options.tap_program {
-            Some(tap) => tapped_command(tap, command, &journal_dir).into(),
+            Some(tap) => {
+                own_paths = RunnerPaths::relayed(command, &journal_dir);
+                tapped_command(tap, command, &journal_dir).into()
+            }
             None => command.clone().into(),
         },
         ServerChoice::Installed(install) => ServerSource::Installed(install.clone()),
@@ -311,7 +328,14 @@ fn run_in_workspace(
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if let Some(home) = &scenario.dsh.gemini_home {
+    // Against the fake, a fresh home even when the scenario asks for none: a confined
+    // server may write its credentials home, and no scenario touches the user's.
+    let home = match (&scenario.dsh.gemini_home, fake_mode) {
+        (Some(home), _) => Some(home.clone()),
+        (None, true) => Some(scenario::GeminiHomeSpec::default()),
+        (None, false) => None,
+    };
+    if let Some(home) = &home {
         let dir = gemini_home::make_gemini_home(workspace.path(), home)?;
         planted.push(("GEMINI_HOME".into(), dir.display().to_string()));
     }
@@ -320,6 +344,7 @@ fn run_in_workspace(
         host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
+    own_paths.apply(&options.confinement, &mut config);
     let knobs = &scenario.dsh.adapter;
     if let Some(ms) = knobs.timeout_ms {
         config.timeout = Duration::from_millis(ms);
@@ -337,6 +362,9 @@ fn run_in_workspace(
     let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
     let mut execution =
         runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
+    execution
+        .failures
+        .extend(files::judge(workspace.path(), &scenario.expect.files));
     match provisioning {
         Some(prepared) => {
             let record = runtime.block_on(prepared.finish());

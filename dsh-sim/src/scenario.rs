@@ -6,6 +6,7 @@
 
 mod checks;
 mod claim_id;
+mod files;
 mod install;
 mod load;
 mod schema;
@@ -21,6 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use install::{
     ArchiveKind, CacheStep, InstallExpectation, InstallOutcomeKind, InstallScript, PinKind,
     RegistryDigest, RegistryKind, ServeKind,
@@ -104,6 +106,11 @@ pub struct DshScript {
     /// server's catalogue) before the chat starts.
     #[serde(default)]
     pub list_models: bool,
+    /// Files planted in the scenario's workspace before the chat (path relative to it:
+    /// content), outside every path a confined server may reach; a fake native step names
+    /// them as `{workspace}/<path>`.
+    #[serde(default)]
+    pub files: BTreeMap<WorkspacePath, String>,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
@@ -162,6 +169,14 @@ pub struct AdapterKnobs {
     /// of the server's built-in ones.
     #[serde(default)]
     pub extra_disabled_tools: Vec<String>,
+    /// `AdapterConfig::confinement` (default: the runner's, `best_effort` unless
+    /// `--confinement` says otherwise).
+    #[serde(default)]
+    pub confinement: Option<ConfinementKnob>,
+    /// `AdapterConfig::landlock_abi_ceiling`, a test setting: act as if the kernel offered
+    /// at most this Landlock ABI (`0`: a kernel without Landlock).
+    #[serde(default)]
+    pub landlock_abi_ceiling: Option<u8>,
 }
 
 impl AdapterKnobs {
@@ -178,6 +193,12 @@ impl AdapterKnobs {
         }
         if let Some(n) = self.max_active_turns {
             config.max_active_turns = n;
+        }
+        if let Some(mode) = self.confinement {
+            config.confinement = mode.into();
+        }
+        if let Some(ceiling) = self.landlock_abi_ceiling {
+            config.landlock_abi_ceiling = Some(ceiling);
         }
     }
 }
@@ -286,6 +307,9 @@ pub struct Expectations {
     #[serde(default)]
     #[schemars(schema_with = "schema::llm_error_code")]
     pub error: Option<LlmErrorCode>,
+    /// Text the message of that failure must contain.
+    #[serde(default)]
+    pub error_message_contains: Option<String>,
     /// The model (`provider/model`) DSH put in every stream request (by DSH's precedence).
     #[serde(default)]
     pub model: Option<String>,
@@ -315,6 +339,10 @@ pub struct Expectations {
     /// (learned from the server's `usage_update`; absent until one was seen).
     #[serde(default)]
     pub context_window: Option<u64>,
+    /// Checks on the real filesystem after the run, by path relative to the scenario's
+    /// workspace: whether it `exists`, and its exact `content`.
+    #[serde(default)]
+    pub files: BTreeMap<WorkspacePath, FileCheck>,
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.
@@ -406,6 +434,16 @@ pub struct WireExpectations {
     /// and the fake honours that), over all processes in order (`[]`: none withheld).
     #[serde(default)]
     pub native_steps_withheld: Option<Vec<String>>,
+    /// Every real action of the fake's native tools over all processes, in order, as
+    /// `<action> <outcome>`: action `read`, `write` or `signal`; outcome `done`,
+    /// `denied` (the OS refused it, as the kernel's confinement does) or `failed`
+    /// (another error). `[]` asserts that no native action ran.
+    #[serde(default)]
+    pub native_actions: Option<Vec<String>>,
+    /// Texts no ACP frame, either way, of any server process may contain (a planted
+    /// secret the server must never have read, so never sent).
+    #[serde(default)]
+    pub frames_lack: Vec<String>,
 }
 
 /// The client capabilities `initialize` must advertise.

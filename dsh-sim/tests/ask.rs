@@ -53,9 +53,11 @@ fn ask_against_any_acp_command() {
         "{} fake-server --script {script}",
         env!("CARGO_BIN_EXE_dsh-sim")
     );
+    // The command's script lies outside its own directory: a confined server is let read
+    // it with --allow-read (without it the fake cannot read its script).
     cargo_bin_cmd!("dsh-sim")
         .args(["ask", "read it", "--server", &server, "--tools", &tools])
-        .args(["--model", "gemini-3.8-flash-low"])
+        .args(["--model", "gemini-3.8-flash-low", "--allow-read", &script])
         .assert()
         .code(0)
         .stdout(contains("Read a.txt, café 👍🏽"))

@@ -94,6 +94,8 @@ fn full_expectations() -> WireExpectations {
         env_present: Vec::new(),
         disabled_tools: None,
         native_steps_withheld: Some(vec![]),
+        native_actions: None,
+        frames_lack: Vec::new(),
     }
 }
 
@@ -422,4 +424,49 @@ fn an_initialize_asking_for_another_version_fails_every_scenario() {
             "{asked}: {failures}"
         );
     }
+}
+
+/// `native_actions` compares each native action's journaled outcome in order, and
+/// `frames_lack` finds a text in any ACP frame, either way.
+#[test]
+fn native_outcomes_and_frame_texts_are_judged_on_the_journal() {
+    let mut journal = journal(&format!("Bearer {TOKEN}"), allow());
+    journal[0].push(JournalEntry::NativeAction {
+        tool: "view_file".into(),
+        action: "read".into(),
+        target: "/w/secret.txt".into(),
+        outcome: "denied".into(),
+        error: Some("Permission denied (os error 13)".into()),
+    });
+    let processes = extract(&journal);
+    let expect = |native: &[&str], lack: &[&str]| WireExpectations {
+        native_actions: Some(native.iter().map(|s| (*s).to_owned()).collect()),
+        frames_lack: lack.iter().map(|s| (*s).to_owned()).collect(),
+        ..WireExpectations::default()
+    };
+    let root = Path::new("/nonexistent/scratch");
+    assert!(
+        check_wire(
+            Some(&expect(&["read denied"], &["SECRET"])),
+            &processes,
+            root
+        )
+        .is_empty()
+    );
+    let failures = check_wire(Some(&expect(&["read done"], &[])), &processes, root);
+    assert!(
+        failures.iter().any(|f| f.contains("native actions")),
+        "{failures:?}"
+    );
+    let failures = check_wire(
+        Some(&expect(&["read denied"], &["user: hello"])),
+        &processes,
+        root,
+    );
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("contains \"user: hello\"")),
+        "{failures:?}"
+    );
 }

@@ -78,6 +78,22 @@ pub enum JournalEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         params: Option<Value>,
     },
+    /// What a native tool really did when it ran (a `native` step with a `path` or a
+    /// `signal`), one entry per action.
+    NativeAction {
+        /// The native tool's name.
+        tool: String,
+        /// `read`, `write` or `signal`.
+        action: String,
+        /// The path acted on, or `parent` for a signal.
+        target: String,
+        /// `done`; `denied` (the OS refused it: `EACCES` or `EPERM`, as a Landlock domain
+        /// does); or `failed` (another error, such as a missing file).
+        outcome: String,
+        /// The OS error's text, when it did not succeed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// A script expectation did not hold.
     ExpectationFailed {
         /// The turn's index in the script.

@@ -385,8 +385,8 @@ pub enum Step {
     /// `end_turn` after the group, like `call`. In `yolo` mode nobody is asked.
     Parallel(Vec<CallStep>),
     /// A server-owned (non-MCP) tool, as 1.3.0 shows them (docs/antigravity-1.3.0.md §8);
-    /// see [`NativeStep`]. Only a step with a `path` touches disk. A tool the session
-    /// disabled is withheld unless the script says `disabled_tools: ignore`.
+    /// see [`NativeStep`]. With a `path` (or a `signal`) it really acts when it runs. A
+    /// tool the session disabled is withheld unless the script says `disabled_tools: ignore`.
     Native(NativeStep),
     /// A native question (docs/antigravity-1.3.0.md §9): a `session/request_permission`
     /// whose tool call id is `interaction_<8 hex>`, titled with the question, one
@@ -441,6 +441,10 @@ fn empty_map() -> Value {
 /// With `ask: false`: it runs without asking, the way 1.3.0 shows native reads: a
 /// `tool_call` titled `Running <tool>`, status `in_progress`, then a `tool_call_update`
 /// completed.
+///
+/// When it runs, each real action (the `path`'s read or write, the `signal`) is journaled
+/// with its real outcome (`native_action`: `done`, `denied` by the OS, or `failed`), and
+/// the completion is `failed` with the OS error's text when one did not succeed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NativeStep {
@@ -463,6 +467,20 @@ pub struct NativeStep {
     /// What an `edit` writes (default empty).
     #[serde(default)]
     pub content: String,
+    /// A process the tool really signals when it runs, after acting on `path`:
+    /// `parent`, the fake's parent process (the adapter, or the relay in front of the
+    /// fake), with `kill(ppid, 0)`, which delivers nothing but is checked by the kernel
+    /// like any signal (a Landlock domain scoped for signals refuses it).
+    #[serde(default)]
+    pub signal: Option<SignalTarget>,
+}
+
+/// Whom a native step signals (`signal:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalTarget {
+    /// The fake's parent process.
+    Parent,
 }
 
 /// The id formats 1.3.0 uses for its own tool calls (docs/antigravity-1.3.0.md §8).

@@ -326,3 +326,78 @@ async fn cancel_while_a_native_tool_or_a_question_is_asked_answers_cancelled() {
     }
     assert!(fake.close().await.success());
 }
+
+/// A native tool's real actions are journaled with their real outcomes: a read that
+/// worked (`done`), one of a missing file (`failed`, with the OS error, and the tool call
+/// `failed`), and a signal to the fake's parent (`kill(ppid, 0)`: `done` for an unconfined
+/// fake, whose parent is this test).
+#[tokio::test]
+async fn native_actions_are_journaled_with_their_real_outcomes() {
+    let dir = tempfile::tempdir().unwrap();
+    let present = dir.path().join("present.txt");
+    std::fs::write(&present, "the content").unwrap();
+    let missing = dir.path().join("missing.txt");
+    let script = format!(
+        r#"
+turns:
+  - match: {{prompt_contains: "read"}}
+    steps:
+      - native: {{tool: view_file, kind: read, ask: false, path: "{}"}}
+      - native: {{tool: view_file, kind: read, ask: false, path: "{}", signal: parent}}
+      - text: "after the reads"
+"#,
+        present.display(),
+        missing.display()
+    );
+    let script = write_script(dir.path(), &script);
+    let mut fake = start_fake(&script_args(&script, &dir.path().join("journal")), &[]).await;
+    let session_id = fake.new_session(json!([])).await;
+    let prompt = fake.start_prompt(&session_id, "read");
+    assert_eq!(
+        prompt_answer(prompt).await,
+        json!({"stopReason": "end_turn"})
+    );
+    let mut statuses = Vec::new();
+    loop {
+        let update = fake.next_update().await;
+        if update["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+        if update["sessionUpdate"] == "tool_call_update" {
+            statuses.push(update["status"].clone());
+        }
+    }
+    assert_eq!(statuses, [json!("completed"), json!("failed")]);
+    assert!(fake.close().await.success());
+    let actions: Vec<_> = journal(&dir)
+        .into_iter()
+        .filter_map(|entry| match entry {
+            JournalEntry::NativeAction {
+                action,
+                target,
+                outcome,
+                error,
+                ..
+            } => Some((action, target, outcome, error.is_some())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            (
+                "read".into(),
+                present.display().to_string(),
+                "done".into(),
+                false
+            ),
+            (
+                "read".into(),
+                missing.display().to_string(),
+                "failed".into(),
+                true
+            ),
+            ("signal".into(), "parent".into(), "done".into(), false),
+        ]
+    );
+}

@@ -73,13 +73,7 @@ impl SignIn {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
-            .collect()
-    }
+    use crate::server::env_of as env;
 
     #[test]
     fn a_browser_is_available_with_browser_set_or_a_display() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{AdapterConfig, ServerCommand, ServerSource};
+use super::{AdapterConfig, ConfinementMode, ServerCommand, ServerSource};
 use crate::install::{InstallOptions, RegistrySource};
 
 /// An explicit server command (`server: {command, args, env}`).
@@ -60,6 +60,13 @@ pub struct PluginConfig {
     /// Tool names every session disables on top of the server's built-in ones
     /// (`AdapterConfig::extra_disabled_tools`).
     pub disabled_tools: Option<Vec<String>>,
+    /// `required`, `best_effort` (the default) or `off`: whether the server runs
+    /// confined by the kernel (Landlock).
+    pub confinement: Option<ConfinementMode>,
+    /// Absolute paths a confined server may also read (and execute).
+    pub allow_read: Option<Vec<PathBuf>>,
+    /// Absolute paths a confined server may also read and write.
+    pub allow_write: Option<Vec<PathBuf>>,
 }
 
 /// Why a plugin configuration was refused.
@@ -152,6 +159,11 @@ impl PluginConfig {
             }
             config.extra_disabled_tools = names;
         }
+        if let Some(mode) = self.confinement {
+            config.confinement = mode;
+        }
+        config.extra_read_paths = absolute_paths(self.allow_read, "allowRead")?;
+        config.extra_write_paths = absolute_paths(self.allow_write, "allowWrite")?;
         Ok(config)
     }
 }
@@ -174,6 +186,17 @@ fn shape_problem(error: &serde_json::Error) -> String {
 
 fn invalid(field: &'static str, problem: &'static str) -> PluginConfigError {
     PluginConfigError::Value { field, problem }
+}
+
+fn absolute_paths(
+    paths: Option<Vec<PathBuf>>,
+    field: &'static str,
+) -> Result<Vec<PathBuf>, PluginConfigError> {
+    let paths = paths.unwrap_or_default();
+    if paths.iter().any(|path| !path.is_absolute()) {
+        return Err(invalid(field, "must hold absolute paths only"));
+    }
+    Ok(paths)
 }
 
 fn set_duration(
@@ -219,6 +242,8 @@ mod tests {
     #[test]
     fn an_empty_config_is_the_designs_defaults() -> crate::TestResult {
         let config = PluginConfig::from_json("{}")?.into_adapter_config()?;
+        assert_eq!(config.confinement, ConfinementMode::BestEffort);
+        assert!(config.extra_read_paths.is_empty() && config.extra_write_paths.is_empty());
         let default = AdapterConfig::default();
         assert_eq!(config.provider, "antigravity-acp");
         assert_eq!(config.timeout, default.timeout);
@@ -235,7 +260,9 @@ mod tests {
                 "env": {"A": "1"}}, "scratchRoot": "/tmp/s", "timeoutMs": 1500,
                 "toolTimeoutMs": 2500, "idleProcessTimeoutMs": 3500, "maxIdleProcesses": 0,
                 "maxSessionsPerProcess": 4, "maxActiveTurns": 3, "models": ["m1"],
-                "disabledTools": ["my_tool", "view_file"]}"#,
+                "disabledTools": ["my_tool", "view_file"],
+                "confinement": "required", "allowRead": ["/opt/agent"],
+                "allowWrite": ["/var/agent"]}"#,
         )?
         .into_adapter_config()?;
         assert_eq!(config.provider, "agy");
@@ -254,6 +281,9 @@ mod tests {
         assert_eq!(config.max_active_turns, 3);
         assert_eq!(config.models, ["m1"]);
         assert_eq!(config.extra_disabled_tools, ["my_tool", "view_file"]);
+        assert_eq!(config.confinement, ConfinementMode::Required);
+        assert_eq!(config.extra_read_paths, [PathBuf::from("/opt/agent")]);
+        assert_eq!(config.extra_write_paths, [PathBuf::from("/var/agent")]);
         let installed = PluginConfig::from_json(
             r#"{"registry": "https://r.example/agents.json", "cacheDir": "/c",
                 "insecureLoopback": true, "sha256": "ab"}"#,
@@ -282,6 +312,8 @@ mod tests {
             (r#"{"server": {"command": ""}}"#, "server.command"),
             (r#"{"provider": " "}"#, "provider"),
             (r#"{"disabledTools": ["my_tool", ""]}"#, "disabledTools"),
+            (r#"{"allowRead": ["relative"]}"#, "allowRead"),
+            (r#"{"allowWrite": ["/ok", "rel"]}"#, "allowWrite"),
         ] {
             let error = PluginConfig::from_json(json)?
                 .into_adapter_config()
@@ -305,6 +337,12 @@ mod tests {
             matches!(not_a_list, PluginConfigError::Shape(_)),
             "{not_a_list}"
         );
+        let mode = PluginConfig::from_json(r#"{"confinement": "strict"}"#)
+            .err()
+            .ok_or("an unknown confinement mode was accepted")?;
+        assert!(mode.to_string().contains("strict"), "{mode}");
+        // The test-only ceiling is no plugin setting.
+        assert!(PluginConfig::from_json(r#"{"landlockAbiCeiling": 0}"#).is_err());
         Ok(())
     }
 }

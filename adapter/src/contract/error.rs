@@ -29,6 +29,10 @@ pub enum LlmErrorCode {
     /// The server command exists but could not be started.
     #[serde(rename = "ACP_SPAWN_FAILED")]
     AcpSpawnFailed,
+    /// The server cannot be confined by the kernel as `confinement: required` demands
+    /// (no Landlock, or too old an ABI), or its confinement could not be built.
+    #[serde(rename = "ACP_CONFINEMENT_UNAVAILABLE")]
+    AcpConfinementUnavailable,
     /// The connection to the server closed (the process exited or broke the framing).
     #[serde(rename = "ACP_DISCONNECTED")]
     AcpDisconnected,
@@ -96,13 +100,14 @@ pub enum LlmErrorCode {
 
 impl LlmErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [LlmErrorCode; 26] = [
+    pub const ALL: [LlmErrorCode; 27] = [
         Self::Aborted,
         Self::EmptyResponse,
         Self::UnsupportedOption,
         Self::AcpAuthRequired,
         Self::AcpBinaryMissing,
         Self::AcpSpawnFailed,
+        Self::AcpConfinementUnavailable,
         Self::AcpDisconnected,
         Self::AcpRpcError,
         Self::AcpVersionMismatch,
@@ -134,6 +139,7 @@ impl LlmErrorCode {
             Self::AcpAuthRequired => "ACP_AUTH_REQUIRED",
             Self::AcpBinaryMissing => "ACP_BINARY_MISSING",
             Self::AcpSpawnFailed => "ACP_SPAWN_FAILED",
+            Self::AcpConfinementUnavailable => "ACP_CONFINEMENT_UNAVAILABLE",
             Self::AcpDisconnected => "ACP_DISCONNECTED",
             Self::AcpRpcError => "ACP_RPC_ERROR",
             Self::AcpVersionMismatch => "ACP_VERSION_MISMATCH",
@@ -235,6 +241,7 @@ mod tests {
             (AcpInstallFailed, "ACP_INSTALL_FAILED"),
             // The adapter's own.
             (AcpSpawnFailed, "ACP_SPAWN_FAILED"),
+            (AcpConfinementUnavailable, "ACP_CONFINEMENT_UNAVAILABLE"),
             (AcpInvalidHistory, "ACP_INVALID_HISTORY"),
             (AcpNativeToolRejected, "ACP_NATIVE_TOOL_REJECTED"),
             (AcpAttachmentUnavailable, "ACP_ATTACHMENT_UNAVAILABLE"),

@@ -119,6 +119,11 @@ impl PooledProcess {
         ScratchDir::create(Some(self.root.path()))
     }
 
+    /// How the kernel confines the server (`None`: not a subprocess).
+    pub(crate) fn confinement(&self) -> Option<crate::server::Enforcement> {
+        self.process.as_ref().map(ManagedProcess::confinement)
+    }
+
     /// Alive and connected (the server did not exit or close its side).
     pub(crate) fn is_alive(&mut self) -> bool {
         self.acp.is_open()

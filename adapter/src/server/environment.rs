@@ -99,6 +99,15 @@ pub(crate) fn server_environment(
     env
 }
 
+/// An environment from `(name, value)` pairs, for tests.
+#[cfg(test)]
+pub(crate) fn env_of(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

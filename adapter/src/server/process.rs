@@ -1,6 +1,8 @@
-//! `ManagedProcess`: the server subprocess. It leads its own process group, its stdin and
-//! stdout carry ACP, its stderr is kept as a bounded tail that is never logged, and its
-//! shutdown ends the whole group (launchers and helpers included), not just the parent.
+//! `ManagedProcess`: the server subprocess. It leads its own process group, runs confined
+//! by the kernel as its launch line's plan says (`confine`), gets a private `TMPDIR`
+//! inside its scratch root, its stdin and stdout carry ACP, its stderr is kept as a
+//! bounded tail that is never logged, and its shutdown ends the whole group (launchers
+//! and helpers included), not just the parent.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -14,8 +16,16 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
+use super::confine::{Enforcement, Prepared};
+use super::scratch::ensure_private_dir;
 use super::source::LaunchLine;
 use crate::error::AdapterError;
+
+/// The private temp directory inside a process's scratch root (its `TMPDIR`).
+const TEMP_DIR: &str = "tmp";
+
+/// The temp variables pointed at it (`TEMP` and `TMP` only when the host set them).
+const TEMP_VARIABLES: [&str; 3] = ["TMPDIR", "TEMP", "TMP"];
 
 /// How much of the server's stderr is kept.
 const STDERR_TAIL_BYTES: usize = 64 * 1024;
@@ -41,6 +51,7 @@ pub(crate) struct ManagedProcess {
     group: Option<Pid>,
     stderr_tail: Arc<Mutex<StderrTail>>,
     stderr_task: Option<JoinHandle<()>>,
+    confinement: Enforcement,
 }
 
 /// The process's ACP pipes.
@@ -52,24 +63,38 @@ pub(crate) struct ServerPipes {
 }
 
 impl ManagedProcess {
-    /// Starts `command` in `cwd`, as the leader of a new process group, with exactly the
-    /// launch line's environment (nothing inherited).
+    /// Starts `command` in `cwd` (its private scratch root), as the leader of a new
+    /// process group, confined as the line's plan says, with exactly the launch line's
+    /// environment (nothing inherited) and its temp variables pointed at `<cwd>/tmp`.
     pub(crate) fn spawn(
         command: &LaunchLine,
         cwd: &Path,
     ) -> Result<(Self, ServerPipes), AdapterError> {
-        let mut child = Command::new(&command.program)
+        let temp = cwd.join(TEMP_DIR);
+        ensure_private_dir(&temp).map_err(AdapterError::Scratch)?;
+        let temp_vars = TEMP_VARIABLES
+            .into_iter()
+            .filter(|name| *name == "TMPDIR" || command.env.iter().any(|(key, _)| key == *name));
+        let confinement =
+            Prepared::build(&command.confinement, &command.program, &command.env, cwd)?;
+        let mut launch = Command::new(&command.program);
+        launch
             .args(&command.args)
             .env_clear()
             .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .envs(temp_vars.map(|name| (name, &temp)))
             .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(AdapterError::Spawn)?;
+            .kill_on_drop(true);
+        confinement.apply(&mut launch);
+        let spawned = launch.spawn();
+        let enforcement = confinement.enforcement;
+        // The adapter's copy of the ruleset closes here; the child's closed at its exec.
+        drop(confinement);
+        let mut child = spawned.map_err(AdapterError::Spawn)?;
         let missing = || AdapterError::Spawn(std::io::Error::other("a stdio pipe is missing"));
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
@@ -85,8 +110,14 @@ impl ManagedProcess {
             group,
             stderr_tail,
             stderr_task: Some(stderr_task),
+            confinement: enforcement,
         };
         Ok((process, ServerPipes { stdin, stdout }))
+    }
+
+    /// How the kernel confines the process.
+    pub(crate) fn confinement(&self) -> Enforcement {
+        self.confinement
     }
 
     /// The number of stderr bytes currently kept (the text itself stays private).
@@ -185,6 +216,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
             digest: None,
+            confinement: crate::server::confine::ConfinementPlan::off(),
         }
     }
 
@@ -271,6 +303,7 @@ mod tests {
             ],
             env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
             digest: None,
+            confinement: crate::server::confine::ConfinementPlan::off(),
         };
         let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
         let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();

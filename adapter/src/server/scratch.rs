@@ -1,5 +1,7 @@
 //! `ScratchDir`: the private, empty working directory a server runs in (never the DSH
-//! workspace). Made `0700` (on Unix) and removed at teardown.
+//! workspace). Made `0700` (on Unix) and removed at teardown. Also the two other
+//! directories a server is given: its private temp directory inside its scratch root, and
+//! its credentials home when it does not exist yet ([`ensure_private_dir`]).
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +41,24 @@ impl ScratchDir {
     }
 }
 
+/// Makes `path` (and any missing parent) `0700` on Unix, unless it exists: a server's
+/// private temp directory (`<scratch root>/tmp`), or its credentials home, which a
+/// confined server could not create itself (its parent, the user's home, is out of its
+/// reach). Nothing is written inside.
+pub(crate) fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +78,23 @@ mod tests {
             );
         }
         scratch.remove();
+        Ok(())
+    }
+
+    #[test]
+    fn a_private_dir_is_made_0700_once() -> crate::TestResult {
+        let root = tempfile::tempdir()?;
+        let dir = root.path().join("home").join(".gemini");
+        ensure_private_dir(&dir)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&dir)?.permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        }
+        std::fs::write(dir.join("kept"), b"x")?;
+        ensure_private_dir(&dir)?;
+        assert!(dir.join("kept").exists());
         Ok(())
     }
 

@@ -1,11 +1,14 @@
 //! `ServerLauncher`: turns the configured [`ServerSource`] into the exact launch line of
 //! one turn. For an installed build it runs the installer's check (and repair) every
 //! time; for an explicit command it uses the command. Either way the environment is the
-//! allowlist, the server's own variables and the configured extras.
+//! allowlist, the server's own variables and the configured extras, and the launch is
+//! confined as the provider's confinement policy plans it (refused here, before anything
+//! is installed or started, when `required` cannot be met).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use super::confine::{ConfinementPlan, ConfinementPolicy};
 use super::environment::server_environment;
 use crate::config::{AdapterConfig, ServerSource};
 use crate::error::AdapterError;
@@ -23,6 +26,8 @@ pub(crate) struct LaunchLine {
     /// The installed build's archive digest (`None` for an explicit command). With the
     /// rest of the line it keys the process pool.
     pub(crate) digest: Option<String>,
+    /// How the process is confined.
+    pub(crate) confinement: ConfinementPlan,
 }
 
 #[derive(Debug)]
@@ -42,6 +47,7 @@ pub(crate) struct ServerLauncher {
     launch: Launch,
     extra_env: Vec<(String, String)>,
     host_env: Option<Vec<(OsString, OsString)>>,
+    confinement: ConfinementPolicy,
 }
 
 impl ServerLauncher {
@@ -60,12 +66,15 @@ impl ServerLauncher {
             launch,
             extra_env: config.extra_env.clone(),
             host_env: config.host_env.clone(),
+            confinement: ConfinementPolicy::new(config),
         }
     }
 
     /// The launch line for the next turn, installing or repairing the server first when
     /// it is an installed build (C68).
     pub(crate) async fn resolve(&self) -> Result<LaunchLine, AdapterError> {
+        let installed = matches!(self.launch, Launch::Installed(_));
+        let confinement = self.confinement.plan(installed)?;
         let (program, args, own, digest) = match &self.launch {
             Launch::Command(command) => (
                 command.program.clone(),
@@ -100,6 +109,7 @@ impl ServerLauncher {
             args,
             env: server_environment(host, &own, &self.extra_env),
             digest,
+            confinement,
         })
     }
 }

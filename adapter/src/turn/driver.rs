@@ -41,6 +41,9 @@ pub(crate) struct TurnLoopParts {
     pub(crate) window: WindowReport,
     /// DSH's `maxTokens` for the first generation (`None`: no cap).
     pub(crate) max_tokens: Option<u64>,
+    /// How the turn's server process is confined (`None`: not a subprocess), for the
+    /// report of a native action.
+    pub(crate) confinement: Option<crate::server::Enforcement>,
 }
 
 /// Where the turn stands between the server and DSH. Each phase holds exactly what it
@@ -307,9 +310,10 @@ impl TurnLoop {
                 self.parts.window.record(size);
                 Ok(())
             }
-            ServerEvent::NativeAction => Err(Outcome::Failed(AdapterError::NativeToolRejected(
-                "a server-owned tool started running".to_owned(),
-            ))),
+            ServerEvent::NativeAction => Err(Outcome::Failed(AdapterError::NativeToolRejected {
+                action: "a server-owned tool started running".to_owned(),
+                confinement: self.parts.confinement,
+            })),
             ServerEvent::PromptDone(Ok(stop)) => {
                 let mut has_content = false;
                 if let Phase::Streaming { blocks, .. } = &mut self.phase {

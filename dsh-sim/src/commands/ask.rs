@@ -20,6 +20,7 @@ use futures::StreamExt;
 
 use crate::host::assemble::{assemble, assistant_message};
 use crate::host::tools::result_message;
+use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
 
 /// How many tool rounds one `ask` answers before it gives up.
 pub const MAX_ROUNDS: usize = 8;
@@ -51,6 +52,8 @@ pub struct AskArgs {
     pub model: Option<String>,
     /// Tools offered to the model.
     pub tools: Vec<ToolSchema>,
+    /// The server's confinement (`--confinement`, `--allow-read`, `--allow-write`).
+    pub confinement: ConfinementOptions,
 }
 
 /// Why `ask` failed.
@@ -93,11 +96,21 @@ pub async fn run_ask(
     out: &mut (dyn Write + Send),
     notes: &mut (dyn Write + Send),
 ) -> Result<FinishReason, AskError> {
-    let config = AdapterConfig {
+    let mut config = AdapterConfig {
         server: server_source(&args.server),
         scratch_root: Some(scratch.to_owned()),
         ..AdapterConfig::default()
     };
+    // The fake reads its script; a confined fake must be let read it.
+    let mut own = RunnerPaths::default();
+    if let AskServer::Fake {
+        script: Some(script),
+        ..
+    } = &args.server
+    {
+        own.read.push(script.clone());
+    }
+    own.apply(&args.confinement, &mut config);
     let provider = AntigravityProvider::new(config);
     let outcome = converse(&provider, &args, out, notes).await;
     provider.dispose().await;

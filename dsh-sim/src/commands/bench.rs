@@ -212,6 +212,8 @@ fn provider_with(
         }
         .into(),
         scratch_root: Some(scratch),
+        // The confined fake reads its script outside its scratch.
+        extra_read_paths: vec![script_path.clone()],
         ..AdapterConfig::default()
     };
     let mut config = config;

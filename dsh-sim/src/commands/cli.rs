@@ -53,6 +53,14 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 20)]
         runs: usize,
     },
+    /// Measure what confining the server costs at start-up: a fresh provider's model
+    /// discovery against the fake (spawn to `initialize` answered, plus one
+    /// `session/new`), confined and unconfined in turn, medians.
+    BenchConfinement {
+        /// Runs of each kind.
+        #[arg(long, default_value_t = 30)]
+        runs: usize,
+    },
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
@@ -112,6 +120,8 @@ pub(crate) enum Command {
         /// The fake's script (with --server fake).
         #[arg(long, value_name = "FILE")]
         script: Option<PathBuf>,
+        #[command(flatten)]
+        confinement: ConfinementArgs,
     },
     /// Relay an ACP server on stdio and journal every frame (the runner launches servers
     /// given with `run --server` through this: the client-side journal).
@@ -161,6 +171,35 @@ pub(crate) struct RunSettings {
     /// `.md` name, bare otherwise). Needs exactly one scenario after selection.
     #[arg(long, value_name = "FILE")]
     pub(crate) diagram: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) confinement: ConfinementArgs,
+}
+
+/// How the server is confined by the kernel (`run` and `ask`).
+#[derive(Debug, clap::Args)]
+pub(crate) struct ConfinementArgs {
+    /// `required` (refuse an unconfined server), `best_effort` (the default: confine
+    /// where the kernel can) or `off`. A scenario's `dsh.adapter.confinement` wins.
+    #[arg(long, value_name = "MODE")]
+    pub(crate) confinement: Option<antigravity_acp::ConfinementMode>,
+    /// A path the confined server may also read (and execute); repeatable. For a
+    /// command whose files live outside its own directory (a Node or Python agent).
+    #[arg(long = "allow-read", value_name = "PATH")]
+    pub(crate) allow_read: Vec<PathBuf>,
+    /// A path the confined server may also read and write; repeatable.
+    #[arg(long = "allow-write", value_name = "PATH")]
+    pub(crate) allow_write: Vec<PathBuf>,
+}
+
+impl ConfinementArgs {
+    /// The runner's options.
+    pub(crate) fn options(&self) -> crate::runner::confinement::ConfinementOptions {
+        crate::runner::confinement::ConfinementOptions {
+            mode: self.confinement,
+            allow_read: self.allow_read.clone(),
+            allow_write: self.allow_write.clone(),
+        }
+    }
 }
 
 /// The `--server` value as a command: its first word is the program, the rest its

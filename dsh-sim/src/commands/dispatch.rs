@@ -17,6 +17,35 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::BenchConfinement { runs } => {
+            init_logging();
+            let figures = std::env::current_exe()
+                .map_err(anyhow::Error::from)
+                .and_then(|program| {
+                    block_on(crate::commands::bench_confinement::run_confinement_bench(
+                        &program, runs,
+                    ))
+                });
+            match figures {
+                Ok(f) => {
+                    println!(
+                        "start-up, spawn to initialize answered (+ one session/new), {} runs each:",
+                        f.runs
+                    );
+                    println!("  confined (Landlock)  median {:>10.3?}", f.confined);
+                    println!("  unconfined           median {:>10.3?}", f.unconfined);
+                    println!(
+                        "  cost of confinement  {:>10.3?}",
+                        f.confined.saturating_sub(f.unconfined)
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::BenchInstall {
             server_mib,
             harness_mib,
@@ -107,9 +136,17 @@ pub fn main() -> ExitCode {
             model,
             tools,
             script,
+            confinement,
         } => {
             init_logging();
-            match ask(prompt, &server, model, tools.as_deref(), script) {
+            match ask(
+                prompt,
+                &server,
+                model,
+                tools.as_deref(),
+                script,
+                &confinement,
+            ) {
                 Ok(_) => ExitCode::SUCCESS,
                 Err(error) => {
                     eprintln!("dsh-sim: {error:#}");
@@ -217,6 +254,7 @@ fn ask(
     model: Option<String>,
     tools: Option<&std::path::Path>,
     script: Option<PathBuf>,
+    confinement: &crate::commands::cli::ConfinementArgs,
 ) -> anyhow::Result<antigravity_acp::contract::FinishReason> {
     use crate::commands::ask::{AskArgs, AskServer, run_ask};
     let server = match server {
@@ -244,6 +282,7 @@ fn ask(
         server,
         model,
         tools,
+        confinement: confinement.options(),
     };
     let mut out = std::io::stdout();
     let mut notes = std::io::stderr();

@@ -30,6 +30,7 @@ pub(crate) fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<b
                 Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);
         }
     }
+    options.confinement = settings.confinement.options();
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
     options.time_bound = match (settings.timeout, &settings.server) {

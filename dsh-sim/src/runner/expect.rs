@@ -1,5 +1,6 @@
-//! Judging a scenario's DSH-side expectations (`expect.finish`, `error`, `generations`,
-//! `executions`, `final_text`, `streams`) against the transcript of the chat.
+//! Judging a scenario's DSH-side expectations (`expect.finish`, `error`,
+//! `error_message_contains`, `generations`, `executions`, `final_text`, `streams`) against
+//! the transcript of the chat.
 
 use crate::host::transcript::{FinishKind, RunOutcome, Transcript, summarize, visible_text};
 use crate::scenario::Expectations;
@@ -97,6 +98,14 @@ fn check_outcomes(expect: &Expectations, transcript: &Transcript, failures: &mut
             last.outcome
         ));
         return;
+    }
+    if let Some(text) = &expect.error_message_contains
+        && failure.is_none_or(|f| !f.message.contains(text.as_str()))
+    {
+        failures.push(format!(
+            "expected the last run's failure message to contain {text:?}, it ended with {}",
+            last.outcome
+        ));
     }
     let dropped_as_expected =
         matches!(last.outcome, RunOutcome::DroppedByDsh) && expect.finish.is_none();

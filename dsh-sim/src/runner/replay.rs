@@ -140,6 +140,7 @@ fn step_of(update: &Value) -> Option<Step> {
                 id_format: NativeIdFormat::Hex,
                 path: None,
                 content: String::new(),
+                signal: None,
             }))
         }
         _ => None,

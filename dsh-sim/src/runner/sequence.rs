@@ -62,6 +62,9 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
                 sanitize(tool)
             )
         }
+        JournalEntry::NativeAction {
+            action, outcome, ..
+        } => format!("Note over {server}: native {action} {outcome}"),
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

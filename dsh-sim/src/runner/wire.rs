@@ -93,6 +93,25 @@ pub fn check_wire(
             .count();
         compare(&mut failures, &format!("{kind} updates"), expected, &actual);
     }
+    for text in &expect.frames_lack {
+        if let Some(index) = processes
+            .iter()
+            .position(|p| p.frames.iter().any(|frame| frame.contains(text.as_str())))
+        {
+            failures.push(format!(
+                "wire: an ACP frame of server process {} contains {text:?}",
+                index + 1
+            ));
+        }
+    }
+    if let Some(expected) = &expect.native_actions {
+        compare(
+            &mut failures,
+            "native actions (as the fake journaled their real outcome)",
+            expected,
+            &all(|p| &p.native_actions),
+        );
+    }
     if let Some(expected) = expect.prompts {
         let actual = processes.iter().map(|p| p.prompts.len()).sum::<usize>();
         compare(&mut failures, "session/prompt requests", &expected, &actual);

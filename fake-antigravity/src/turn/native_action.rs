@@ -1,13 +1,17 @@
 //! What a `native` step's tool really does when it runs (docs/antigravity-1.3.0.md §8): its tool call id
 //! in one of the 1.3.0 formats, its `rawInput` with the recorded keys, and, when the step
-//! names a `path`, the real read or write, relative paths taken from the session's cwd.
-//! So a scenario can prove from outside what the adapter let happen.
+//! names a `path`, the real read or write, relative paths taken from the session's cwd,
+//! and when it names a `signal`, the real `kill(ppid, 0)`. Each action's real outcome
+//! (done, or the OS error) is kept for the journal, so a scenario can prove from outside
+//! what the adapter let happen and what the kernel refused.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::script::{NativeIdFormat, NativeKind, NativeStep};
+use crate::journal::JournalEntry;
+use crate::script::{NativeIdFormat, NativeKind, NativeStep, SignalTarget};
 
 /// A native tool call id in the step's format.
 pub fn native_id(format: NativeIdFormat, session_id: &str) -> String {
@@ -51,19 +55,77 @@ pub fn raw_input(native: &NativeStep, cwd: &str) -> Value {
     }
 }
 
-/// Runs the tool for real; the text content of its completion (what was read, or what
-/// was written where), or why it failed.
-pub fn act(native: &NativeStep, cwd: &str) -> Result<Option<String>, String> {
-    let Some(path) = resolved(native, cwd) else {
-        return Ok(None);
-    };
-    match native.kind {
-        NativeKind::Read => std::fs::read_to_string(&path)
-            .map(Some)
-            .map_err(|e| format!("cannot read {}: {e}", path.display())),
-        NativeKind::Edit => std::fs::write(&path, &native.content)
-            .map(|()| Some(format!("Created {}", path.display())))
-            .map_err(|e| format!("cannot write {}: {e}", path.display())),
-        _ => Ok(None),
+/// One real action of a native tool and how it ended.
+#[derive(Debug)]
+pub struct Action {
+    /// `read`, `write` or `signal`.
+    pub action: &'static str,
+    /// The path, or `parent`.
+    pub target: String,
+    /// What it yields for the completion's content (what was read, or what was written
+    /// where), or the OS error.
+    pub result: io::Result<Option<String>>,
+}
+
+impl Action {
+    /// Its journal entry, for the tool `tool`.
+    pub fn journal_entry(&self, tool: &str) -> JournalEntry {
+        let (outcome, error) = match &self.result {
+            Ok(_) => ("done", None),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                ("denied", Some(e.to_string()))
+            }
+            Err(e) => ("failed", Some(e.to_string())),
+        };
+        JournalEntry::NativeAction {
+            tool: tool.to_owned(),
+            action: self.action.to_owned(),
+            target: self.target.clone(),
+            outcome: outcome.to_owned(),
+            error,
+        }
     }
+
+    /// The completion's text: what it yields, or why it failed.
+    pub fn text(&self) -> Option<String> {
+        match &self.result {
+            Ok(text) => text.clone(),
+            Err(e) => Some(format!("cannot {} {}: {e}", self.action, self.target)),
+        }
+    }
+}
+
+/// Runs the tool for real: the `path`'s read or write, then the `signal`.
+pub fn act(native: &NativeStep, cwd: &str) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if let Some(path) = resolved(native, cwd) {
+        let target = path.display().to_string();
+        match native.kind {
+            NativeKind::Read => actions.push(Action {
+                action: "read",
+                target,
+                result: std::fs::read_to_string(&path).map(Some),
+            }),
+            NativeKind::Edit => actions.push(Action {
+                action: "write",
+                result: std::fs::write(&path, &native.content)
+                    .map(|()| Some(format!("Created {target}"))),
+                target,
+            }),
+            _ => {}
+        }
+    }
+    if let Some(SignalTarget::Parent) = native.signal {
+        let parent = nix::unistd::Pid::from_raw(
+            i32::try_from(std::os::unix::process::parent_id()).unwrap_or(i32::MAX),
+        );
+        actions.push(Action {
+            action: "signal",
+            target: "parent".to_owned(),
+            result: nix::sys::signal::kill(parent, None)
+                .map(|()| Some("signalled the parent process".to_owned()))
+                .map_err(|errno| io::Error::from_raw_os_error(errno as i32)),
+        });
+    }
+    actions
 }

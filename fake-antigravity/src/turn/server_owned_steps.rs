@@ -132,23 +132,30 @@ fn withhold_native(ctx: &TurnContext<'_>, index: usize, native: &NativeStep) {
     });
 }
 
-/// Runs a native tool for real (when it names a path) and reports it `completed` (with
-/// its text content) or `failed`.
+/// Runs a native tool for real (when it names a path or a signal), journals each
+/// action's real outcome, and reports it `completed` (with its text content) or `failed`
+/// (with the OS error).
 fn finish_native(
     ctx: &TurnContext<'_>,
     native: &NativeStep,
     id: &str,
     cwd: &str,
 ) -> Result<(), Error> {
-    let acted = act(native, cwd);
-    let mut update = tool_call_finished(id, acted.is_ok(), None);
-    let text = match acted {
-        Ok(text) => text,
-        Err(why) => {
-            ctx.agent.log.warning("tool_runner.py:212", &why);
-            Some(why)
+    let actions = act(native, cwd);
+    let mut succeeded = true;
+    let mut texts = Vec::new();
+    for action in &actions {
+        ctx.agent.record(action.journal_entry(&native.tool));
+        if action.result.is_err() {
+            succeeded = false;
+            if let Some(why) = action.text() {
+                ctx.agent.log.warning("tool_runner.py:212", &why);
+            }
         }
-    };
+        texts.extend(action.text());
+    }
+    let mut update = tool_call_finished(id, succeeded, None);
+    let text = (!texts.is_empty()).then(|| texts.join("\n"));
     if let (Some(map), Some(text)) = (update.as_object_mut(), text) {
         map.insert(
             "content".into(),

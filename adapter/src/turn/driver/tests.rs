@@ -40,6 +40,7 @@ fn parked(names: &[&str]) -> Parked {
         segment_started: Instant::now(),
         window: WindowReport::default(),
         max_tokens: None,
+        confinement: None,
     };
     let (sink, stream) = ChunkStream::channel();
     let mut turn = TurnLoop::new(parts, calls, sink);

@@ -66,6 +66,11 @@ pub struct ProcessFacts {
     pub exit_reason: Option<String>,
     /// The pids of child processes it spawned (and journaled).
     pub child_pids: Vec<u32>,
+    /// Every real action of its native tools, as `<action> <outcome>` (`read denied`,
+    /// `write done`, `signal denied`).
+    pub native_actions: Vec<String>,
+    /// Every ACP frame it read or wrote, as JSON text.
+    pub frames: Vec<String>,
 }
 
 /// Extracts the facts of each process (journal files in start order).
@@ -95,23 +100,27 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 facts.recorded_env.clone_from(env);
             }
             JournalEntry::AcpIn { frame } => {
+                facts.frames.push(frame.to_string());
                 client_frame(frame, &permission_request_ids, &mut facts);
             }
-            JournalEntry::AcpOut { frame } => match method_of(frame) {
-                Some("session/request_permission") => {
-                    if let Some(id) = frame.get("id") {
-                        permission_request_ids.push(id.clone());
+            JournalEntry::AcpOut { frame } => {
+                facts.frames.push(frame.to_string());
+                match method_of(frame) {
+                    Some("session/request_permission") => {
+                        if let Some(id) = frame.get("id") {
+                            permission_request_ids.push(id.clone());
+                        }
                     }
+                    Some("session/update") => facts.update_kinds.push(
+                        frame
+                            .pointer("/params/update/sessionUpdate")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                    ),
+                    _ => {}
                 }
-                Some("session/update") => facts.update_kinds.push(
-                    frame
-                        .pointer("/params/update/sessionUpdate")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                ),
-                _ => {}
-            },
+            }
             JournalEntry::McpRequest { method, .. } if method == "tools/call" => {
                 facts.mcp_tool_calls += 1;
             }
@@ -158,6 +167,9 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             JournalEntry::NativeStepWithheld { tool, .. } => {
                 facts.native_steps_withheld.push(tool.clone());
             }
+            JournalEntry::NativeAction {
+                action, outcome, ..
+            } => facts.native_actions.push(format!("{action} {outcome}")),
         }
     }
     facts
