@@ -169,11 +169,17 @@ impl PluginConfig {
 }
 
 /// What is wrong with the config's shape, without quoting a value (serde's type errors
-/// quote the value, which may be a secret such as an `env` entry): a field-name problem
-/// as serde words it (it names only keys), anything else by its position.
+/// quote the value, which may be a secret such as an `env` entry): a field-name problem,
+/// or an unknown variant of a mode such as `confinement`, as serde words it (it names only
+/// keys and mode names), anything else by its position.
 fn shape_problem(error: &serde_json::Error) -> String {
     let text = error.to_string();
-    let names_only = ["unknown field", "missing field", "duplicate field"];
+    let names_only = [
+        "unknown field",
+        "missing field",
+        "duplicate field",
+        "unknown variant",
+    ];
     if names_only.iter().any(|start| text.starts_with(start)) {
         return text;
     }
