@@ -51,7 +51,7 @@ const fake = fakeServer({
     { match: { prompt_contains: 'first chunk' }, steps: [{ text: 'Hi.' }] },
   ],
 });
-const config = { server: fake.server, scratchRoot: fake.scratchRoot };
+const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
 const host = await startHost(plugin, config);
 const rust = new binding.Provider(configJson({ provider: 'antigravity-acp', ...config }));
 const settle = (json) => {

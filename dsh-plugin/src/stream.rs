@@ -4,14 +4,13 @@
 //! over everything buffered, up to a bound, as one JSON array. The channel stays bounded:
 //! while JS does not pull, the adapter waits.
 //!
-//! A stream that ends without its `finish` (a turn task that panicked: tokio contains the
-//! panic, the sender is dropped) gets one from the handle, an `error` with code
-//! `ACP_INTERNAL`, so DSH never reads a generation that simply stops.
+//! The one `finish` is the adapter's guarantee, not the binding's: a stream whose producer
+//! went away without one (a turn task that panicked) ends with an `error` finish, code
+//! `ACP_INTERNAL`, from `ChunkStream` itself, so the handle only converts.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use antigravity_acp::contract::{ChunkStream, FinishReason, LlmError, LlmErrorCode, StreamChunk};
+use antigravity_acp::contract::ChunkStream;
 use napi_derive::napi;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -30,8 +29,6 @@ pub struct ChunkStreamHandle {
     signal: CancellationToken,
     /// Cancelled by `close`, so a pending `nextBatch` ends at once.
     closed: CancellationToken,
-    /// Whether the `finish` chunk was handed over.
-    finished: Arc<AtomicBool>,
 }
 
 impl ChunkStreamHandle {
@@ -41,20 +38,8 @@ impl ChunkStreamHandle {
             stream: Arc::new(Mutex::new(Some(stream))),
             signal,
             closed: CancellationToken::new(),
-            finished: Arc::default(),
         }
     }
-}
-
-/// The `finish` a stream that ended without one gets.
-fn unfinished() -> StreamChunk {
-    let error = LlmError::new(
-        LlmErrorCode::AcpInternal,
-        "the adapter's stream ended without a finish",
-    );
-    StreamChunk::finish(FinishReason::Error {
-        failure: error.to_failure(),
-    })
 }
 
 #[napi]
@@ -65,7 +50,6 @@ impl ChunkStreamHandle {
     #[napi]
     pub async fn next_batch(&self, max: Option<u32>) -> napi::Result<String> {
         let (slot, closed) = (self.stream.clone(), self.closed.clone());
-        let finished = self.finished.clone();
         envelope(async move {
             let max = match max {
                 Some(0) => {
@@ -78,21 +62,13 @@ impl ChunkStreamHandle {
             let Some(stream) = slot.as_mut() else {
                 return Ok("[]".to_owned());
             };
-            let mut batch = tokio::select! {
+            let batch = tokio::select! {
                 batch = stream.recv_batch(max as usize) => batch,
                 () = closed.cancelled() => Vec::new(),
             };
             if closed.is_cancelled() {
                 slot.take();
                 return Ok("[]".to_owned());
-            }
-            if batch
-                .iter()
-                .any(|c| matches!(c, StreamChunk::Finish { .. }))
-            {
-                finished.store(true, Ordering::Relaxed);
-            } else if batch.is_empty() && !finished.swap(true, Ordering::Relaxed) {
-                batch.push(unfinished());
             }
             to_json(&batch)
         })

@@ -51,7 +51,7 @@ test('returning early from the stream (break) closes the Rust stream, the server
   // The adapter registered by hand (default pool), so the test holds every native handle: only close()
   // (not the garbage collector finalizing a dropped handle) can end the Rust stream.
   const handles = [];
-  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot }), undefined, {
+  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }), undefined, {
     onStream: (handle) => handles.push(handle),
   });
   const ctx = new Context();
@@ -181,6 +181,6 @@ test('a stream whose producer died without a finish (a panicked turn task) ends 
   }
   assert.deepEqual(batches, [
     [{ type: 'text-delta', index: 0, text: 'partial' }],
-    [{ type: 'finish', reason: { kind: 'error', failure: { code: 'ACP_INTERNAL', message: "the adapter's stream ended without a finish" } } }],
+    [{ type: 'finish', reason: { kind: 'error', failure: { code: 'ACP_INTERNAL', message: 'the adapter ended this stream without a finish (an internal fault)' } } }],
   ]);
 });

@@ -131,7 +131,7 @@ test('the packed tarballs install into a fresh host and run a text turn', { skip
   assert.deepEqual([...imported].filter((name) => !declared.has(name)), [], 'every package the shipped files import is a dependency or a peer');
   writeFileSync(join(host, 'disposed.mjs'), DISPOSED);
   writeFileSync(join(host, 'host.mjs'), HOST);
-  const config = { server: fake.server, scratchRoot: fake.scratchRoot };
+  const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
   // In the environment, not argv: the children find the fake's processes by a path the
   // config names, and must not find themselves.
   const env = { ...process.env, AGY_DSH_CHILD: JSON.stringify({ config, fakeHelper: FAKE_HELPER, needle: fake.scriptPath, scratchRoot: fake.scratchRoot }) };

@@ -33,6 +33,7 @@ export function fakeBinary() {
  * One fake server setup: its script written, its journal and scratch folders made.
  * @param {object} script - the fake's script (its JSON form).
  * @returns {{dir: string, scriptPath: string, journalDir: string, scratchRoot: string, server: {command: string, args: string[]},
+ *   allow: {allowRead: string[], allowWrite: string[]},
  *   journal(): any[][], frames(direction?: 'in' | 'out'): any[], methods(): string[], pids(): number[],
  *   scratchLeft(): string[], remove(): void}}
  */
@@ -65,6 +66,8 @@ export function fakeServer(script = {}) {
     journalDir,
     scratchRoot,
     server: { command: fakeBinary(), args: ['--script', scriptPath, '--journal', journalDir] },
+    /** What the confined fake (B06) must also reach: its script, and its journal to write. */
+    allow: { allowRead: [scriptPath], allowWrite: [journalDir] },
     journal,
     frames,
     /** The ACP methods the client sent (requests and notifications), in order. */

@@ -79,7 +79,7 @@ function memoryAttachments(images) {
 export async function fakeHost(t, script, options = {}) {
   const fake = fakeServer(script);
   t.after(() => fake.remove());
-  const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...options.config };
+  const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow, ...options.config };
   const host = await startHost(plugin, config, { attachments: options.attachments });
   return { fake, host };
 }

@@ -18,8 +18,7 @@ use antigravity_acp::{
 };
 use futures::StreamExt;
 
-use crate::host::assemble::{assemble, assistant_message};
-use crate::host::tools::result_message;
+use crate::host::assemble::echoed_round;
 use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
 
 /// How many tool rounds one `ask` answers before it gives up.
@@ -163,23 +162,11 @@ async fn converse(
         if finish != FinishReason::ToolCalls {
             return Ok(finish);
         }
-        let assistant = assistant_message(
+        messages.extend(echoed_round(
             format!("ask-{round}"),
-            assemble(&chunks),
+            &chunks,
             &format!("{ADAPTER_ID}/{model}"),
-        );
-        let results: Vec<Message> = assistant
-            .tool_calls()
-            .map(|call| {
-                result_message(
-                    &call.id,
-                    &serde_json::Value::from(call.arguments.clone()),
-                    false,
-                )
-            })
-            .collect();
-        messages.push(assistant);
-        messages.extend(results);
+        ));
     }
     Err(AskError::TooManyRounds)
 }

@@ -16,8 +16,7 @@ use antigravity_acp::{
     ADAPTER_ID, AdapterConfig, AntigravityProvider, SERVER_DEFAULT_MODEL, ServerCommand,
 };
 
-use crate::host::assemble::{assemble, assistant_message};
-use crate::host::tools::result_message;
+use crate::host::assemble::echoed_round;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -260,22 +259,17 @@ async fn tool_rounds(
     let mut parts = drain(provider.stream(request.clone())).await?;
     let mut durations = Vec::with_capacity(rounds);
     for round in 0..rounds {
-        let assistant = assistant_message(
+        let round = echoed_round(
             format!("bench-{round}"),
-            assemble(&parts),
+            &parts,
             &format!("{ADAPTER_ID}/{SERVER_DEFAULT_MODEL}"),
         );
-        let results: Vec<Message> = assistant
-            .tool_calls()
-            .map(|call| result_message(&call.id, &Value::from(call.arguments.clone()), false))
-            .collect();
-        if results.is_empty() {
+        if round.len() < 2 {
             return Err(BenchError::Stream(
                 "a round ended without a tool call".into(),
             ));
         }
-        request.messages.push(assistant);
-        request.messages.extend(results);
+        request.messages.extend(round);
         let started = Instant::now();
         let mut stream = provider.stream(request.clone());
         let first = stream.next().await;

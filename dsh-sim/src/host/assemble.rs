@@ -119,3 +119,20 @@ pub fn assistant_message(id: String, blocks: Vec<ContentBlock>, model: &str) -> 
     message.source = serde_json::json!({"kind": "model", "provider": provider, "model": model});
     message
 }
+
+/// A tool round answered with each call's own arguments (nothing is run): the assistant
+/// message `chunks` assemble into, then one tool-result message per call, its text the
+/// call's JSON arguments. For `dsh-sim ask` and the benchmarks, which run no tool.
+pub fn echoed_round(id: String, chunks: &[StreamChunk], model: &str) -> Vec<Message> {
+    let assistant = assistant_message(id, assemble(chunks), model);
+    let results: Vec<Message> = assistant
+        .tool_calls()
+        .map(|call| {
+            let text = ContentBlock::Text(TextBlock {
+                text: call.arguments.clone(),
+            });
+            Message::tool_result(&call.id, vec![text], false)
+        })
+        .collect();
+    std::iter::once(assistant).chain(results).collect()
+}
