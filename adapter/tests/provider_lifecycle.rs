@@ -336,16 +336,26 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
     let mut config = config(server, scratch.path())?;
     config.timeout = Duration::from_millis(500);
     let provider = AntigravityProvider::new(config);
-    let first = provider.stream(hello());
+    let mut first = provider.stream(hello());
     let second = provider.stream(hello());
-    let items = collect(first).await?;
+    // The finish is sent before the first turn disposes its process and hands the lane
+    // on (the process ignores SIGTERM, so that takes the shutdown grace): read the pids
+    // at the finish, not at the stream's end, which comes only after the hand-over.
+    let mut items = Vec::new();
+    while let Some(chunk) = within(BOUND, "the first finish", first.next()).await? {
+        let finished = matches!(chunk, StreamChunk::Finish { .. });
+        items.push(chunk);
+        if finished {
+            break;
+        }
+    }
     assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout, "{items:?}");
-    // The terminal part is sent before the lane is handed on: one process so far.
     let started = std::fs::read_to_string(&pidfile)?.lines().count();
     assert_eq!(
         started, 1,
         "the second request started before the first ended"
     );
+    drop(first);
     let items = collect(second).await?;
     assert_eq!(last_error(&items)?, LlmErrorCode::AcpTimeout, "{items:?}");
     provider.dispose().await;

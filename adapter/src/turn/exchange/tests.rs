@@ -159,7 +159,9 @@ fn a_new_user_message_or_changed_tools_close_the_exchange() -> crate::TestResult
 
     let (registry, close, _rx) = parked(&base, &["a"]);
     let mut changed = request(vec![user("go"), calls(&["a"]), results(&["a"])]);
-    changed.tools.as_mut().unwrap()[0].description = "new description".into();
+    for tool in changed.tools.iter_mut().flatten() {
+        tool.description = "new description".into();
+    }
     assert!(matches!(claim(&registry, &changed)??, Claim::Fresh));
     assert!(close.is_cancelled());
     Ok(())
