@@ -236,6 +236,25 @@ mod tests {
         Ok(())
     }
 
+    /// The server's temp directory is its private `<scratch>/tmp`: `TMPDIR` always points
+    /// there, `TEMP` and `TMP` only when the launch line passed them.
+    #[tokio::test]
+    async fn the_temp_variables_point_at_the_private_temp_dir() -> crate::TestResult {
+        use tokio::io::AsyncBufReadExt;
+        let dir = tempfile::tempdir()?;
+        let mut command = shell("echo \"$TMPDIR|${TEMP-unset}|$TMP\"; exec sleep 300");
+        command.env.push(("TMP".into(), "/elsewhere".into()));
+        let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;
+        let mut lines = tokio::io::BufReader::new(pipes.stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await??
+            .ok_or("the shell printed nothing")?;
+        let temp = dir.path().join(TEMP_DIR).display().to_string();
+        assert_eq!(line, format!("{temp}|unset|{temp}"));
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
+        Ok(())
+    }
+
     /// A process dropped without `shutdown` (a turn torn down abnormally) still takes
     /// its whole group with it.
     #[tokio::test]

@@ -180,6 +180,22 @@ mod tests {
         Ok(())
     }
 
+    /// A program named with a directory, relative or absolute, is that path, as exec
+    /// takes it: never looked up on `PATH`, even when a file of that name is there.
+    #[test]
+    fn a_program_with_a_directory_is_not_looked_up_on_path() -> crate::TestResult {
+        let dir = tempfile::tempdir()?;
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(bin.join("sub"))?;
+        std::fs::write(bin.join("sub").join("agent"), b"#!/bin/sh\n")?;
+        let path = env(&[("PATH", &bin.display().to_string())]);
+        let relative = program_dirs(Path::new("sub/agent"), &path);
+        assert_eq!(relative, [absolute(Path::new("sub"))]);
+        let absolute_program = bin.join("sub").join("agent");
+        assert_eq!(program_dirs(&absolute_program, &path), [bin.join("sub")]);
+        Ok(())
+    }
+
     #[test]
     fn a_symlinked_program_brings_its_real_directory() -> crate::TestResult {
         let dir = tempfile::tempdir()?;
