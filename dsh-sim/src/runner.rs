@@ -28,6 +28,7 @@ pub mod files;
 pub mod gemini_home;
 pub mod leak;
 pub mod provision;
+pub mod real_loop;
 pub mod replay;
 pub mod run_checks;
 pub mod selection;
@@ -99,6 +100,9 @@ pub struct RunnerOptions {
     pub tap_program: Option<PathBuf>,
     /// The server's confinement: `--confinement`, `--allow-read`, `--allow-write`.
     pub confinement: ConfinementOptions,
+    /// Drive the chat through DSH's own agent loop in Node (`--real-loop`) instead of
+    /// dsh-sim's; `None`: dsh-sim's loop.
+    pub real_loop: Option<real_loop::RealLoopHost>,
 }
 
 /// The default bound on one scenario's chat against the fake. The slowest scenario
@@ -123,6 +127,7 @@ impl RunnerOptions {
             diagram: None,
             tap_program: None,
             confinement: ConfinementOptions::default(),
+            real_loop: None,
         }
     }
 }
@@ -219,6 +224,11 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
     if !matches!(options.server, ServerChoice::Fake { .. }) && scenario.install.is_some() {
         report.verdict =
             Verdict::Skip("install scenarios serve their own archive of the fake".to_owned());
+        report.duration = started.elapsed();
+        return report;
+    }
+    if let Some(reason) = real_loop::skip_reason(&scenario, options) {
+        report.verdict = Verdict::Skip(reason);
         report.duration = started.elapsed();
         return report;
     }
@@ -506,7 +516,21 @@ async fn execute(
     let mut notes = Vec::new();
     let mut transcript = Transcript::default();
     let mut registry = HostRegistry::new();
-    match antigravity_acp::register(&mut registry, config) {
+    if let Some(host) = &options.real_loop {
+        let chat = ChatRun {
+            scenario,
+            registry: &registry,
+            options,
+            journal_dir,
+        };
+        let record = &mut real_loop::Recorded {
+            transcript: &mut transcript,
+            failures: &mut failures,
+            notes: &mut notes,
+        };
+        real_loop::drive(host, &chat, config, scratch_root, record).await;
+    } else {
+        match antigravity_acp::register(&mut registry, config) {
         Ok(_) => {
             // The bundle patch's `agent-default-model` row (C02).
             registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
@@ -519,6 +543,7 @@ async fn execute(
             drive_chat(&chat, &mut transcript, &mut failures).await;
         }
         Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
+    }
     }
     for adapter in registry.adapters() {
         if tokio::time::timeout(options.dispose_bound, adapter.dispose())
@@ -589,12 +614,12 @@ async fn execute(
 }
 
 /// What one chat is driven with.
-struct ChatRun<'a> {
-    scenario: &'a Scenario,
+pub(crate) struct ChatRun<'a> {
+    pub(crate) scenario: &'a Scenario,
     registry: &'a HostRegistry,
-    options: &'a RunnerOptions,
+    pub(crate) options: &'a RunnerOptions,
     /// The fake's journal, when running the fake.
-    journal_dir: Option<&'a Path>,
+    pub(crate) journal_dir: Option<&'a Path>,
 }
 
 async fn drive_chat(
@@ -646,11 +671,7 @@ async fn drive_chat(
     let time_bound = chat_bound(scenario, options);
     let bounded = tokio::time::timeout(time_bound, async {
         for entry in &scenario.dsh.chat {
-            if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-                && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
-            {
-                failures.push(format!("before the run for {:?}: {why}", entry.user));
-            }
+            failures.extend(checks_before_run(entry, journal_dir, time_bound).await);
             if entry.new_chat {
                 let mut fresh = setup.clone();
                 if entry.without_tools {
@@ -668,32 +689,7 @@ async fn drive_chat(
                 }
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
-            // Once DSH holds a run's terminal part, every bridge so far must be closed
-            // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
-            // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
-            // within a bound. After
-            // DSH left the calls without aborting, the turn stays parked by design, so
-            // nothing is judged until the next run.
-            let Some(dir) = journal_dir else { continue };
-            let open = match entry.abort {
-                Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
-                    bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
-                }
-                Some(AbortPoint::LeaveToolCalls) => continue,
-                Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
-            };
-            failures.extend(
-                open.into_iter()
-                    .map(|open| format!("after the run for {:?}: {open}", entry.user)),
-            );
-            // After every run, not only at disposal: what is alive is idle and healthy,
-            // and no finished turn left its session cwd or its scratch dir (C14, C38).
-            failures.extend(
-                run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
-                    .await
-                    .into_iter()
-                    .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
-            );
+            failures.extend(checks_after_run(entry, journal_dir).await);
         }
     })
     .await;
@@ -736,9 +732,59 @@ async fn drive_chat(
     }
 }
 
+/// What must hold before the run for `entry` starts: the exits it awaits (`await_exits`).
+pub(crate) async fn checks_before_run(
+    entry: &scenario::ChatEntry,
+    journal_dir: Option<&Path>,
+    time_bound: Duration,
+) -> Vec<String> {
+    if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
+        && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
+    {
+        return vec![format!("before the run for {:?}: {why}", entry.user)];
+    }
+    Vec::new()
+}
+
+/// What must hold once DSH holds the terminal part of the run for `entry`.
+pub(crate) async fn checks_after_run(
+    entry: &scenario::ChatEntry,
+    journal_dir: Option<&Path>,
+) -> Vec<String> {
+    // Once DSH holds a run's terminal part, every bridge so far must be closed
+    // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
+    // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
+    // within a bound. After
+    // DSH left the calls without aborting, the turn stays parked by design, so
+    // nothing is judged until the next run.
+    let Some(dir) = journal_dir else {
+        return Vec::new();
+    };
+    let open = match entry.abort {
+        Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
+            bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
+        }
+        Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
+        Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
+    };
+    let mut failures: Vec<String> = open
+        .into_iter()
+        .map(|open| format!("after the run for {:?}: {open}", entry.user))
+        .collect();
+    // After every run, not only at disposal: what is alive is idle and healthy,
+    // and no finished turn left its session cwd or its scratch dir (C14, C38).
+    failures.extend(
+        run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
+            .await
+            .into_iter()
+            .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
+    );
+    failures
+}
+
 /// The bound on a scenario's chat: the runner's, or the scenario's own when it is longer
 /// (a scenario never shortens the bound a slower server was given).
-fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
+pub(crate) fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
     scenario
         .time_bound_secs
         .map(Duration::from_secs)

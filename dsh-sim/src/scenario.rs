@@ -64,6 +64,12 @@ pub struct Scenario {
     /// What must hold at the end.
     #[serde(default, deserialize_with = "checks::checked")]
     pub expect: Expectations,
+    /// Set when the scenario uses a DSH point only dsh-sim's loop has (dropping the
+    /// stream, leaving tool calls parked, an install judged on the installer's events):
+    /// why. `dsh-sim run --real-loop` (DSH's own agent loop in Node) skips it, naming the
+    /// reason; everything else runs under both loops.
+    #[serde(default)]
+    pub simulator_only: Option<String>,
 }
 
 fn default_true() -> bool {
