@@ -72,18 +72,16 @@ ctx.on('llm/stream', (options, next) => {
   owner.run.generations.push(generation);
   return (async function* recorded() {
     for await (const chunk of next()) {
+      yield chunk;
+      // DSH's loop asked for the next chunk, so it took this one (it checks its turn
+      // signal before it takes each chunk: the one after an abort is never taken).
       generation.parts.push(JSON.parse(JSON.stringify(chunk)));
       const delta = chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' || chunk.type === 'tool-call-delta';
       if (delta && owner.abort === 'on_first_delta') {
         owner.abort = undefined;
+        owner.run.abortedByUser = true;
         owner.agent.cancel({ kind: 'user' });
       }
-      if (chunk.type === 'finish' && chunk.reason?.kind === 'tool-calls' && owner.abort === 'on_tool_calls') {
-        owner.abort = undefined;
-        owner.run.abortedOnToolCalls = true;
-        owner.agent.cancel({ kind: 'user' });
-      }
-      yield chunk;
     }
   })();
 });
@@ -97,8 +95,14 @@ ctx.on('session/event', (session, event) => {
     if (owner.run !== undefined) owner.run.turnEnd = owner.turnEnd;
   }
   if (event.type === 'assistant/message') {
-    const text = event.data.message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
-    owner.lastText = text;
+    const { content } = event.data.message;
+    owner.lastText = content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+    // The user presses stop while DSH holds the generation's tool calls, before it runs any.
+    if (owner.abort === 'on_tool_calls' && content.some((b) => b.type === 'tool-call') && owner.run !== undefined) {
+      owner.abort = undefined;
+      owner.run.abortedOnToolCalls = true;
+      owner.agent.cancel({ kind: 'user' });
+    }
   }
 });
 ctx.on('agent/error', (payload) => {
@@ -162,7 +166,7 @@ const subagent = {
   },
 };
 
-const toolEnv = { ctx, spec, record, subagent, TITLE_SESSION: () => current?.agent.id };
+const toolEnv = { ctx, spec, record, subagent };
 const disposers = new Map();
 const registerTools = () => {
   for (const tool of spec.tools) {
@@ -182,7 +186,7 @@ async function run(index) {
     chatCount += 1;
     current = await createAgent(`dsh-loop-${process.pid}-chat-${chatCount}`, 0, entry.withoutTools ? spec.tools.map((t) => t.name) : []);
   }
-  const runRecord = { user: entry.user, generations: [], turnEnd: null, errors: [], abortedOnToolCalls: false };
+  const runRecord = { user: entry.user, generations: [], turnEnd: null, errors: [], abortedOnToolCalls: false, abortedByUser: false };
   record.runs.push(runRecord);
   current.run = runRecord;
   current.abort = entry.abort ?? undefined;

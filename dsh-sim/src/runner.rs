@@ -765,7 +765,9 @@ pub(crate) async fn checks_after_run(
             bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
         }
         Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
-        Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
+        Some(AbortPoint::OnFirstDelta | AbortPoint::OnFirstDeltaReadingOn) | None => {
+            open_bridges(dir).await
+        }
     };
     let mut failures: Vec<String> = open
         .into_iter()

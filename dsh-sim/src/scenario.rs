@@ -235,19 +235,26 @@ pub struct ChatEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AbortPoint {
-    /// At the first block delta; DSH then reads the stream to its terminal item.
+    /// At the first block delta, as DSH's loop does: DSH cancels the run's signal, asks
+    /// for one more chunk, throws on it unread and closes the stream; the run ends
+    /// aborted (`ABORTED`) with the adapter's finish never taken.
     OnFirstDelta,
     /// When a generation finishes with tool calls: DSH runs none of them, records each
-    /// as an error result ("aborted by the user") and ends the run.
+    /// as an error result (DSH's "Error: tool call aborted before dispatch") and ends the
+    /// run.
     OnToolCalls,
     /// When a generation finishes with tool calls: DSH runs none of them, records each
-    /// as an error result ("aborted by the user") and ends the run, but never cancels
+    /// as an error result ("Error: tool call aborted before dispatch") and ends the run, but never cancels
     /// the run's abort signal: only the next message (which supersedes the parked
     /// exchange) can end the turn. Nothing is judged about that turn after this run.
     LeaveToolCalls,
     /// At the first block delta DSH drops the stream (an early return, the abort signal
     /// never cancelled) and ends the run: dropping it alone must end the turn.
     DropOnFirstDelta,
+    /// At the first block delta DSH cancels the run's signal and reads the stream on to
+    /// its terminal item: a caller of `ctx.llm.stream` that reads on (DSH's own loop
+    /// does not: see `on_first_delta`), so what the adapter sends after a cancel is judged.
+    OnFirstDeltaReadingOn,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.

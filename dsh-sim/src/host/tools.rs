@@ -95,11 +95,18 @@ pub fn handle_call(tool: &HostTool, call: &ToolCallBlock) -> Handled {
 
 /// DSH's tool-result message for `call_id` (`createToolResultMessage`: a user message
 /// with one `tool-result` block, sourced from the tool): a string output as its text, any
-/// other JSON as its JSON text.
+/// other JSON as its JSON text. An error result's text is `Error: ` and the reason, as
+/// DSH's tool runtime writes every denial, thrown tool and skipped call
+/// (`@deepseek-ai/dsh-tools`: `` `Error: ${denialReason}` ``, `` `Error: ${message}` ``).
 pub fn result_message(call_id: &str, output: &Value, is_error: bool) -> Message {
     let text = match output {
         Value::String(text) => text.clone(),
         other => other.to_string(),
+    };
+    let text = if is_error {
+        format!("Error: {text}")
+    } else {
+        text
     };
     Message::tool_result(call_id, vec![ContentBlock::text(text)], is_error)
 }

@@ -97,6 +97,13 @@ fn inexpressible(scenario: &Scenario) -> Option<String> {
                         .to_owned(),
                 );
             }
+            Some(AbortPoint::OnFirstDeltaReadingOn) => {
+                return Some(
+                    "`abort: on_first_delta_reading_on` (DSH's loop takes no chunk after an \
+                     abort)"
+                        .to_owned(),
+                );
+            }
             _ => {}
         }
     }
@@ -260,6 +267,7 @@ fn driver_spec(scenario: &Scenario, plugin: Value, workspace: &Path) -> Result<V
                     AbortPoint::OnToolCalls => "on_tool_calls",
                     AbortPoint::LeaveToolCalls => "leave_tool_calls",
                     AbortPoint::DropOnFirstDelta => "drop_on_first_delta",
+                    AbortPoint::OnFirstDeltaReadingOn => "on_first_delta_reading_on",
                 }),
                 "newChat": entry.new_chat,
                 "withoutTools": entry.without_tools,

@@ -11,6 +11,7 @@ use antigravity_acp::contract::{FinishReason, GenerateOptions, StreamChunk};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::host::agent_loop::stopped_by_user;
 use crate::host::stream_check::{Progress, StreamValidator, describe};
 use crate::host::transcript::{
     FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
@@ -47,6 +48,9 @@ struct DriverRun {
     /// DSH cancelled the turn at a `tool-calls` finish (`abort: on_tool_calls`).
     #[serde(default)]
     aborted_on_tool_calls: bool,
+    /// DSH cancelled the turn after the first delta (`abort: on_first_delta`).
+    #[serde(default)]
+    aborted_by_user: bool,
 }
 
 /// One stream DSH's loop consumed.
@@ -73,9 +77,9 @@ pub fn judge_record(text: &str, scenario: &Scenario) -> Result<Judged, String> {
         runs: Vec::new(),
         executions: record.executions,
     };
-    for run in record.runs {
+    for mut run in record.runs {
         let mut generations = Vec::new();
-        for generation in run.generations {
+        for generation in std::mem::take(&mut run.generations) {
             let request: GenerateOptions = serde_json::from_value(generation.request)
                 .map_err(|e| format!("DSH's loop sent a request dsh-sim cannot read: {e}"))?;
             generations.push(GenerationRecord {
@@ -83,9 +87,9 @@ pub fn judge_record(text: &str, scenario: &Scenario) -> Result<Judged, String> {
                 parts: generation.parts,
             });
         }
-        let outcome = outcome(&generations, run.turn_end.as_ref(), &run.errors, run.aborted_on_tool_calls);
+        let outcome = outcome(&generations, &run);
         transcript.runs.push(RunRecord {
-            user: run.user,
+            user: std::mem::take(&mut run.user),
             generations,
             outcome,
         });
@@ -115,25 +119,29 @@ pub fn judge_record(text: &str, scenario: &Scenario) -> Result<Judged, String> {
 
 /// How a turn ended, as dsh-sim's loop records it: the stream rules first, then the last
 /// stream's finish read with the turn's end.
-fn outcome(
-    generations: &[GenerationRecord],
-    turn_end: Option<&Value>,
-    errors: &[String],
-    aborted_on_tool_calls: bool,
-) -> RunOutcome {
-    for generation in generations {
-        if let Err(message) = validate(&generation.parts) {
-            return RunOutcome::Violation { message };
-        }
-    }
-    let end_kind = turn_end
+fn outcome(generations: &[GenerationRecord], run: &DriverRun) -> RunOutcome {
+    let end_kind = run
+        .turn_end
+        .as_ref()
         .and_then(|end| end.get("kind"))
         .and_then(Value::as_str)
         .unwrap_or("none");
+    // The user stopped the run mid-stream: DSH's loop took no chunk after the abort, so the
+    // last stream is a prefix (its finish never taken).
+    let stopped = run.aborted_by_user && end_kind == "aborted";
+    for (n, generation) in generations.iter().enumerate() {
+        let prefix_only = stopped && n + 1 == generations.len();
+        if let Err(message) = validate(&generation.parts, prefix_only) {
+            return RunOutcome::Violation { message };
+        }
+    }
     let host_failure = |what: &str| RunOutcome::HostFailure {
         message: format!(
-            "{what} (DSH's turn/end: {}; agent errors: {errors:?})",
-            turn_end.map_or_else(|| "none".to_owned(), Value::to_string)
+            "{what} (DSH's turn/end: {}; agent errors: {:?})",
+            run.turn_end
+                .as_ref()
+                .map_or_else(|| "none".to_owned(), Value::to_string),
+            run.errors
         ),
     };
     let Some(last) = generations.last() else {
@@ -146,20 +154,29 @@ fn outcome(
     match finish {
         Some(FinishReason::Error { failure }) => RunOutcome::Failed { failure },
         Some(FinishReason::Aborted { failure }) => RunOutcome::Aborted { failure },
-        Some(FinishReason::ToolCalls) if aborted_on_tool_calls => {
+        Some(FinishReason::ToolCalls) if run.aborted_on_tool_calls && end_kind == "aborted" => {
             RunOutcome::AbortedWithToolsPending
         }
         Some(FinishReason::ToolCalls) => host_failure("the turn ended after a tool-calls finish"),
-        Some(reason) if end_kind == "completed" => RunOutcome::Finished {
+        Some(reason @ FinishReason::Stop) if end_kind == "completed" => RunOutcome::Finished {
             reason: FinishKind::of(&reason),
         },
-        Some(_) => host_failure("the turn did not complete after a final finish"),
+        Some(reason @ FinishReason::MaxTokens) if end_kind == "max-tokens" => {
+            RunOutcome::Finished {
+                reason: FinishKind::of(&reason),
+            }
+        }
+        Some(_) => host_failure("the turn did not end as its last finish says"),
+        None if stopped => RunOutcome::Aborted {
+            failure: stopped_by_user(),
+        },
         None => host_failure("the last stream had no finish"),
     }
 }
 
-/// The stream rules dsh-sim's loop holds every generation to.
-fn validate(parts: &[StreamChunk]) -> Result<(), String> {
+/// The stream rules dsh-sim's loop holds every generation to (`prefix_only`: a stream DSH
+/// stopped reading, whose end is not judged).
+fn validate(parts: &[StreamChunk], prefix_only: bool) -> Result<(), String> {
     let mut validator = StreamValidator::new();
     let mut chunks = parts.iter();
     for chunk in chunks.by_ref() {
@@ -169,6 +186,9 @@ fn validate(parts: &[StreamChunk]) -> Result<(), String> {
                 None => Ok(()),
             };
         }
+    }
+    if prefix_only {
+        return Ok(());
     }
     validator.end_of_stream()
 }
