@@ -377,7 +377,10 @@ fn run_in_workspace(
         .extend(files::judge(workspace.path(), &scenario.expect.files));
     match provisioning {
         Some(prepared) => {
-            let record = runtime.block_on(prepared.finish());
+            let mut record = runtime.block_on(prepared.finish());
+            if options.real_loop.is_some() {
+                record.events = real_loop::install_events(workspace.path());
+            }
             let processes = wire::extract(&execution.journal);
             execution.failures.extend(judge_install(
                 scenario.expect.install.as_ref(),

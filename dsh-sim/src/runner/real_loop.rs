@@ -78,6 +78,27 @@ pub fn skip_reason(scenario: &Scenario, options: &RunnerOptions) -> Option<Strin
     None
 }
 
+/// The installer's progress events the test addon recorded during the chat, for the
+/// install judge (empty when it recorded none).
+pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::InstallEvent> {
+    use antigravity_acp::install::InstallEvent;
+    let text =
+        std::fs::read_to_string(plugin_config::install_events_file(workspace)).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|event| match event.get("kind").and_then(Value::as_str)? {
+            "reused" => Some(InstallEvent::Reused),
+            "repairing" => Some(InstallEvent::Repairing {
+                why: event.get("why").and_then(Value::as_str).unwrap_or("").to_owned(),
+            }),
+            "installed" => Some(InstallEvent::Installed {
+                repaired: event.get("repaired").and_then(Value::as_bool).unwrap_or(false),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What `scenario` uses that DSH's loop cannot express, unmarked (a failure: the scenario
 /// must say `simulator_only`).
 fn inexpressible(scenario: &Scenario) -> Option<String> {
@@ -126,7 +147,8 @@ pub(crate) async fn drive(
         ));
         return;
     }
-    let plugin = match plugin_config::plugin_config(&config) {
+    let workspace = scratch_root.parent().unwrap_or(scratch_root).to_path_buf();
+    let plugin = match plugin_config::plugin_config(&config, &workspace) {
         Ok(plugin) => plugin,
         Err(why) => {
             out.failures.push(format!(
@@ -136,8 +158,7 @@ pub(crate) async fn drive(
             return;
         }
     };
-    let workspace = scratch_root.parent().unwrap_or(scratch_root).to_path_buf();
-    let spec = match driver_spec(scenario, plugin, &workspace) {
+    let spec = match driver_spec(scenario, plugin.config, &workspace) {
         Ok(spec) => spec,
         Err(why) => {
             out.failures.push(why);
@@ -154,7 +175,7 @@ pub(crate) async fn drive(
             .push(format!("cannot write the real loop's spec: {error}"));
         return;
     }
-    let mut driver = match Driver::start(host, &spec_path, &stderr_path, &config).await {
+    let mut driver = match Driver::start(host, &spec_path, &stderr_path, &config, &plugin.overrides).await {
         Ok(driver) => driver,
         Err(why) => {
             out.failures.push(why);
@@ -305,6 +326,7 @@ impl Driver {
         spec: &Path,
         stderr: &Path,
         config: &AdapterConfig,
+        overrides: &Value,
     ) -> Result<Self, String> {
         let stderr = std::fs::File::create(stderr)
             .map_err(|e| format!("cannot make the real loop's stderr file: {e}"))?;
@@ -319,6 +341,7 @@ impl Driver {
         if let Some(env) = &config.host_env {
             command.env_clear().envs(env.iter().cloned());
         }
+        command.env(plugin_config::OVERRIDES_VARIABLE, overrides.to_string());
         let mut child = command.spawn().map_err(|e| {
             format!(
                 "cannot start DSH's loop ({} {}): {e}",

@@ -1,17 +1,51 @@
 //! The adapter's configuration, as the runner made it for dsh-sim's loop, written as the
 //! DSH plugin's JSON config (`PluginConfig`, camelCase), so DSH's loop runs the adapter
-//! with the same settings. The conversion is checked by reading the JSON back through
-//! the plugin's own `PluginConfig::into_adapter_config`: a setting the plugin cannot
-//! express (a test-only knob, an installer hook) is named, never silently dropped.
+//! with the same settings. What users cannot set (the sign-in timeout, a simulated Landlock
+//! ceiling, the installer's bounds, limits, inline registry and progress events) goes in
+//! the test addon's `ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES` (`dsh-plugin/src/test_overrides.rs`,
+//! feature `test-hooks`). The conversion is checked by reading the JSON back through the
+//! plugin's own `PluginConfig::into_adapter_config`: any other setting the plugin cannot
+//! express is named, never silently dropped.
 
 use antigravity_acp::config::PluginConfig;
 use antigravity_acp::install::RegistrySource;
 use antigravity_acp::{AdapterConfig, ConfinementMode, ServerSource};
 use serde_json::{Map, Value, json};
 
-/// `config` as the plugin's JSON config, or which of its settings the plugin cannot
-/// express.
-pub fn plugin_config(config: &AdapterConfig) -> Result<Value, String> {
+/// The variable the test addon reads its overrides from.
+pub const OVERRIDES_VARIABLE: &str = "ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES";
+
+/// The file the test addon appends the installer's progress events to, in `workspace`.
+pub fn install_events_file(workspace: &std::path::Path) -> std::path::PathBuf {
+    workspace.join("real-loop-install-events.jsonl")
+}
+
+/// What the plugin is given: its config, and the test addon's overrides.
+#[derive(Debug)]
+pub struct PluginSetup {
+    /// The plugin's JSON config.
+    pub config: Value,
+    /// `ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES`'s JSON.
+    pub overrides: Value,
+}
+
+/// `config` as the plugin's JSON config and the test addon's overrides, or which of its
+/// settings neither can express. `workspace` holds the install events file.
+pub fn plugin_config(
+    config: &AdapterConfig,
+    workspace: &std::path::Path,
+) -> Result<PluginSetup, String> {
+    let mut overrides = Map::new();
+    let defaults = AdapterConfig::default();
+    if config.sign_in_timeout != defaults.sign_in_timeout {
+        overrides.insert(
+            "signInTimeoutMs".into(),
+            json!(u64::try_from(config.sign_in_timeout.as_millis()).unwrap_or(u64::MAX)),
+        );
+    }
+    if let Some(ceiling) = config.landlock_abi_ceiling {
+        overrides.insert("landlockAbiCeiling".into(), json!(ceiling));
+    }
     let mut plugin = Map::new();
     plugin.insert("provider".into(), json!(config.provider));
     match &config.server {
@@ -27,18 +61,36 @@ pub fn plugin_config(config: &AdapterConfig) -> Result<Value, String> {
             );
         }
         ServerSource::Installed(install) => {
+            let mut test = Map::new();
             match &install.registry {
                 RegistrySource::Builtin => {}
                 RegistrySource::Url(url) => {
                     plugin.insert("registry".into(), json!(url));
                 }
-                _ => return Err("a registry document given inline".to_owned()),
+                RegistrySource::Document(document) => {
+                    test.insert("registryDocument".into(), json!(document));
+                }
             }
             if install.progress.is_some() {
-                return Err("the installer's progress events, which the install judge reads \
-                     (the plugin has no hook for them)"
-                    .to_owned());
+                test.insert(
+                    "eventsFile".into(),
+                    json!(install_events_file(workspace)),
+                );
             }
+            let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+            test.insert("stallTimeoutMs".into(), json!(ms(install.stall_timeout)));
+            test.insert("retries".into(), json!(install.retries));
+            test.insert("retryBackoffMs".into(), json!(ms(install.retry_backoff)));
+            let limits = &install.limits;
+            test.insert("maxArchiveBytes".into(), json!(limits.max_archive_bytes));
+            test.insert("maxEntries".into(), json!(limits.max_entries));
+            test.insert("maxEntryBytes".into(), json!(limits.max_entry_bytes));
+            test.insert("maxTotalBytes".into(), json!(limits.max_total_bytes));
+            test.insert(
+                "maxCompressionRatio".into(),
+                json!(limits.max_compression_ratio),
+            );
+            overrides.insert("install".into(), Value::Object(test));
             if let Some(dir) = &install.cache_dir {
                 plugin.insert("cacheDir".into(), json!(dir));
             }
@@ -90,11 +142,14 @@ pub fn plugin_config(config: &AdapterConfig) -> Result<Value, String> {
     }
     let plugin = Value::Object(plugin);
     check_round_trip(config, &plugin)?;
-    Ok(plugin)
+    Ok(PluginSetup {
+        config: plugin,
+        overrides: Value::Object(overrides),
+    })
 }
 
 /// Reads `plugin` back as the plugin does and names every setting that differs from
-/// `config` (what the plugin cannot express).
+/// `config` (what the plugin cannot express); the overrides' settings are not compared.
 fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String> {
     let back = PluginConfig::from_json(&plugin.to_string())
         .and_then(PluginConfig::into_adapter_config)
@@ -105,12 +160,7 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
             differ.push(name.to_owned());
         }
     };
-    check("sign_in_timeout", back.sign_in_timeout == config.sign_in_timeout);
     check("shutdown_grace", back.shutdown_grace == config.shutdown_grace);
-    check(
-        "landlock_abi_ceiling",
-        back.landlock_abi_ceiling == config.landlock_abi_ceiling,
-    );
     check("extra_env", back.extra_env == config.extra_env);
     check("timeout", back.timeout == config.timeout);
     check("tool_timeout", back.tool_timeout == config.tool_timeout);
@@ -143,14 +193,6 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
         "extra_write_paths",
         back.extra_write_paths == config.extra_write_paths,
     );
-    if let (ServerSource::Installed(want), ServerSource::Installed(got)) =
-        (&config.server, &back.server)
-    {
-        check("install.limits", want.limits == got.limits);
-        check("install.stall_timeout", want.stall_timeout == got.stall_timeout);
-        check("install.retries", want.retries == got.retries);
-        check("install.retry_backoff", want.retry_backoff == got.retry_backoff);
-    }
     if differ.is_empty() {
         Ok(())
     } else {
