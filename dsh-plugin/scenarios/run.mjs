@@ -7,10 +7,7 @@
  * @module scenarios/run
  */
 import { spawnSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = ['run', '--locked', '-q', '-p', 'dsh-sim', '--', 'run', '--real-loop', '--node', process.execPath, ...process.argv.slice(2)];
-const run = spawnSync('cargo', args, { cwd: repo, stdio: 'inherit' });
+// cargo finds the workspace from any folder of the checkout; paths stay the caller's.
+const run = spawnSync('cargo', args, { stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use antigravity_acp::AdapterConfig;
-use antigravity_acp::install::{ArchiveLimits, InstallEvent, ProgressSink, RegistrySource};
 use antigravity_acp::ServerSource;
+use antigravity_acp::install::{ArchiveLimits, InstallEvent, ProgressSink, RegistrySource};
 use serde::Deserialize;
 
 use crate::failure::{INVALID_CONFIG, Result, thrown};
@@ -79,11 +79,17 @@ pub fn apply(config: &mut AdapterConfig) -> Result<()> {
                 .create(true)
                 .append(true)
                 .open(&path)
-                .map_err(|_| thrown(INVALID_CONFIG, format!("{VARIABLE}: cannot open its events file")))?;
+                .map_err(|_| {
+                    thrown(
+                        INVALID_CONFIG,
+                        format!("{VARIABLE}: cannot open its events file"),
+                    )
+                })?;
             let file = Arc::new(Mutex::new(file));
             options.progress = Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
+                // A lost line fails the install judge's outcome check, never the install.
                 if let Ok(mut file) = file.lock() {
-                    let _ = writeln!(file, "{}", event_json(event));
+                    let _lost = writeln!(file, "{}", event_json(event));
                 }
             })));
         }

@@ -534,19 +534,19 @@ async fn execute(
         real_loop::drive(host, &chat, config, scratch_root, record).await;
     } else {
         match antigravity_acp::register(&mut registry, config) {
-        Ok(_) => {
-            // The bundle patch's `agent-default-model` row (C02).
-            registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
-            let chat = ChatRun {
-                scenario,
-                registry: &registry,
-                options,
-                journal_dir,
-            };
-            drive_chat(&chat, &mut transcript, &mut failures).await;
+            Ok(_) => {
+                // The bundle patch's `agent-default-model` row (C02).
+                registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
+                let chat = ChatRun {
+                    scenario,
+                    registry: &registry,
+                    options,
+                    journal_dir,
+                };
+                drive_chat(&chat, &mut transcript, &mut failures).await;
+            }
+            Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
         }
-        Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
-    }
     }
     for adapter in registry.adapters() {
         if tokio::time::timeout(options.dispose_bound, adapter.dispose())

@@ -433,7 +433,10 @@ async fn a_denied_call_is_not_executed_and_answers_with_an_error() {
     let (call_id, content, is_error) = only_result(&adapter.requests()[1].messages[2]);
     assert_eq!(call_id, "c-1");
     assert!(is_error);
-    assert_eq!(content, [ContentBlock::text(format!("Error: {PERMISSION_DENIED}"))]);
+    assert_eq!(
+        content,
+        [ContentBlock::text(format!("Error: {PERMISSION_DENIED}"))]
+    );
 }
 
 #[tokio::test]
@@ -670,7 +673,10 @@ async fn aborting_on_tool_calls_records_error_results() {
     let (call_id, content, is_error) = only_result(&history[2]);
     assert_eq!(call_id, "c-1");
     assert!(is_error);
-    assert_eq!(content, [ContentBlock::text(format!("Error: {ABORTED_BY_USER}"))]);
+    assert_eq!(
+        content,
+        [ContentBlock::text(format!("Error: {ABORTED_BY_USER}"))]
+    );
 }
 
 #[tokio::test]

@@ -377,7 +377,8 @@ impl AgentLoop {
                 }
                 parts.push(item);
                 self.run_abort.cancel();
-                let _unread = tokio::time::timeout(self.limits.stream_close_bound, stream.recv()).await;
+                let _unread =
+                    tokio::time::timeout(self.limits.stream_close_bound, stream.recv()).await;
                 drop(stream);
                 return GenerationEnd::Stopped;
             }

@@ -89,10 +89,17 @@ pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::Install
         .filter_map(|event| match event.get("kind").and_then(Value::as_str)? {
             "reused" => Some(InstallEvent::Reused),
             "repairing" => Some(InstallEvent::Repairing {
-                why: event.get("why").and_then(Value::as_str).unwrap_or("").to_owned(),
+                why: event
+                    .get("why")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
             }),
             "installed" => Some(InstallEvent::Installed {
-                repaired: event.get("repaired").and_then(Value::as_bool).unwrap_or(false),
+                repaired: event
+                    .get("repaired")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
             }),
             _ => None,
         })
@@ -175,13 +182,14 @@ pub(crate) async fn drive(
             .push(format!("cannot write the real loop's spec: {error}"));
         return;
     }
-    let mut driver = match Driver::start(host, &spec_path, &stderr_path, &config, &plugin.overrides).await {
-        Ok(driver) => driver,
-        Err(why) => {
-            out.failures.push(why);
-            return;
-        }
-    };
+    let mut driver =
+        match Driver::start(host, &spec_path, &stderr_path, &config, &plugin.overrides).await {
+            Ok(driver) => driver,
+            Err(why) => {
+                out.failures.push(why);
+                return;
+            }
+        };
     let time_bound = chat_bound(scenario, chat.options);
     let runs = tokio::time::timeout(time_bound, async {
         for (index, entry) in scenario.dsh.chat.iter().enumerate() {
@@ -408,8 +416,13 @@ impl Driver {
             Ok(Ok(status)) => Err(format!("DSH's loop exited with {status}")),
             Ok(Err(why)) => Err(why),
             Err(_) => {
-                let _ = self.child.kill().await;
-                Err(format!("DSH's loop did not dispose within {bound:?}"))
+                let killed = match self.child.kill().await {
+                    Ok(()) => "killed",
+                    Err(_) => "could not be killed",
+                };
+                Err(format!(
+                    "DSH's loop did not dispose within {bound:?} ({killed})"
+                ))
             }
         }
     }

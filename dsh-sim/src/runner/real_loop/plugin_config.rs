@@ -72,10 +72,7 @@ pub fn plugin_config(
                 }
             }
             if install.progress.is_some() {
-                test.insert(
-                    "eventsFile".into(),
-                    json!(install_events_file(workspace)),
-                );
+                test.insert("eventsFile".into(), json!(install_events_file(workspace)));
             }
             let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
             test.insert("stallTimeoutMs".into(), json!(ms(install.stall_timeout)));
@@ -94,10 +91,7 @@ pub fn plugin_config(
             if let Some(dir) = &install.cache_dir {
                 plugin.insert("cacheDir".into(), json!(dir));
             }
-            plugin.insert(
-                "insecureLoopback".into(),
-                json!(install.insecure_loopback),
-            );
+            plugin.insert("insecureLoopback".into(), json!(install.insecure_loopback));
             if let Some(sha) = &install.sha256_override {
                 plugin.insert("sha256".into(), json!(sha));
             }
@@ -113,10 +107,7 @@ pub fn plugin_config(
         "idleProcessTimeoutMs".into(),
         ms(config.idle_process_timeout),
     );
-    plugin.insert(
-        "maxIdleProcesses".into(),
-        json!(config.max_idle_processes),
-    );
+    plugin.insert("maxIdleProcesses".into(), json!(config.max_idle_processes));
     plugin.insert(
         "maxSessionsPerProcess".into(),
         json!(config.max_sessions_per_process),
@@ -160,7 +151,10 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
             differ.push(name.to_owned());
         }
     };
-    check("shutdown_grace", back.shutdown_grace == config.shutdown_grace);
+    check(
+        "shutdown_grace",
+        back.shutdown_grace == config.shutdown_grace,
+    );
     check("extra_env", back.extra_env == config.extra_env);
     check("timeout", back.timeout == config.timeout);
     check("tool_timeout", back.tool_timeout == config.tool_timeout);
