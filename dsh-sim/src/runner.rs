@@ -6,6 +6,7 @@
 //! The room of running scenarios and judging them. This file runs one; beside it:
 //! - finding and choosing the files: [`discover`] (files and folders given),
 //!   [`selection`] (`--filter`, `--only-failed` and the record of last failures);
+//! - the other host: [`real_loop`] (the chat through DSH's own agent loop in Node);
 //! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
 //!   [`confinement`] (what the runner's own fake and relay must reach, confined),
 //!   [`files`] (the files a scenario plants and judges on the real filesystem),
@@ -13,13 +14,15 @@
 //!   starting state, the judge of the install), [`client_tap`] (the client-side journal
 //!   of a run against any server, `dsh-sim tap`);
 //! - judging it: [`expect`] (the DSH-side expectations on the transcript), [`wire`]
-//!   (`expect.wire` on the journal), [`run_checks`] (the leak check after every run),
+//!   (`expect.wire` on the journal), [`between_runs`] (what must hold before and after
+//!   each run), [`run_checks`] (the leak check after every run),
 //!   [`leak`] (the leak check after disposal);
 //! - what a failure leaves: [`artifacts`] (reasons, transcript, journal),
 //!   [`sequence`] (the run as a Mermaid diagram), [`replay`] (the replay scenario a
 //!   failure against a real server leaves).
 
 pub mod artifacts;
+pub mod between_runs;
 pub mod client_tap;
 pub mod confinement;
 pub mod discover;
@@ -51,7 +54,7 @@ use crate::runner::expect::check_transcript;
 use crate::runner::leak::find_leaks;
 use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
 use crate::runner::wire::ProcessFacts;
-use crate::scenario::{self, AbortPoint, Scenario};
+use crate::scenario::{self, Scenario};
 
 /// DSH's system prompt when a scenario sets none.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are DSH, a careful coding agent.";
@@ -451,30 +454,6 @@ fn run_in_workspace(
     Ok(finished)
 }
 
-/// Every bridge the fake was given so far that still accepts connections.
-async fn open_bridges(journal_dir: &Path) -> Vec<String> {
-    let Ok(journal) = fake_antigravity::journal::read_dir(journal_dir) else {
-        return vec!["cannot read the fake's journal".to_owned()];
-    };
-    let mut open = Vec::new();
-    for url in wire::bridge_urls(&wire::extract(&journal)) {
-        open.extend(leak::bridge_still_open(&url).await);
-    }
-    open
-}
-
-/// The bridges still open once every bridge refused, or `bound` passed.
-async fn bridges_closed_within(journal_dir: &Path, bound: Duration) -> Vec<String> {
-    let started = Instant::now();
-    loop {
-        let open = open_bridges(journal_dir).await;
-        if open.is_empty() || started.elapsed() >= bound {
-            return open;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
 pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
     let mut args = vec![
@@ -674,7 +653,7 @@ async fn drive_chat(
     let time_bound = chat_bound(scenario, options);
     let bounded = tokio::time::timeout(time_bound, async {
         for entry in &scenario.dsh.chat {
-            failures.extend(checks_before_run(entry, journal_dir, time_bound).await);
+            failures.extend(between_runs::checks_before_run(entry, journal_dir, time_bound).await);
             if entry.new_chat {
                 let mut fresh = setup.clone();
                 if entry.without_tools {
@@ -692,7 +671,7 @@ async fn drive_chat(
                 }
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
-            failures.extend(checks_after_run(entry, journal_dir).await);
+            failures.extend(between_runs::checks_after_run(entry, journal_dir).await);
         }
     })
     .await;
@@ -733,58 +712,6 @@ async fn drive_chat(
              sets `time_bound_secs`)"
         ));
     }
-}
-
-/// What must hold before the run for `entry` starts: the exits it awaits (`await_exits`).
-pub(crate) async fn checks_before_run(
-    entry: &scenario::ChatEntry,
-    journal_dir: Option<&Path>,
-    time_bound: Duration,
-) -> Vec<String> {
-    if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-        && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
-    {
-        return vec![format!("before the run for {:?}: {why}", entry.user)];
-    }
-    Vec::new()
-}
-
-/// What must hold once DSH holds the terminal part of the run for `entry`.
-pub(crate) async fn checks_after_run(
-    entry: &scenario::ChatEntry,
-    journal_dir: Option<&Path>,
-) -> Vec<String> {
-    // Once DSH holds a run's terminal part, every bridge so far must be closed
-    // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
-    // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
-    // within a bound. After
-    // DSH left the calls without aborting, the turn stays parked by design, so
-    // nothing is judged until the next run.
-    let Some(dir) = journal_dir else {
-        return Vec::new();
-    };
-    let open = match entry.abort {
-        Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
-            bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
-        }
-        Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
-        Some(AbortPoint::OnFirstDelta | AbortPoint::OnFirstDeltaReadingOn) | None => {
-            open_bridges(dir).await
-        }
-    };
-    let mut failures: Vec<String> = open
-        .into_iter()
-        .map(|open| format!("after the run for {:?}: {open}", entry.user))
-        .collect();
-    // After every run, not only at disposal: what is alive is idle and healthy,
-    // and no finished turn left its session cwd or its scratch dir (C14, C38).
-    failures.extend(
-        run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
-            .await
-            .into_iter()
-            .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
-    );
-    failures
 }
 
 /// The bound on a scenario's chat: the runner's, or the scenario's own when it is longer

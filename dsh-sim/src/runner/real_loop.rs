@@ -24,10 +24,8 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, split_model};
 use crate::host::tools::{HostTool, ToolBehaviour};
 use crate::host::transcript::Transcript;
-use crate::runner::{
-    ChatRun, DEFAULT_SYSTEM_PROMPT, RunnerOptions, ServerChoice, chat_bound, checks_after_run,
-    checks_before_run,
-};
+use crate::runner::between_runs::{checks_after_run, checks_before_run};
+use crate::runner::{ChatRun, DEFAULT_SYSTEM_PROMPT, RunnerOptions, ServerChoice, chat_bound};
 use crate::scenario::{AbortPoint, Permission, Scenario};
 
 /// The prefix of the driver's protocol lines on its stdout.
