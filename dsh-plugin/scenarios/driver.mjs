@@ -36,6 +36,7 @@ import { SystemPrompt } from '@deepseek-ai/dsh-system-prompt';
 import { ToolRuntime } from '@deepseek-ai/dsh-tools';
 import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { AgentLoop } from '@deepseek-ai/dsh-agent-loop';
+import { ApprovalService } from '@deepseek-ai/dsh-user-approval';
 import plugin from '../index.js';
 import { hostTool, MAX_SUBAGENT_DEPTH } from './tools.mjs';
 
@@ -53,6 +54,7 @@ ctx.plugin(SystemPrompt, { persona: spec.system, includeHarnessIdentity: false }
 ctx.plugin(ToolRuntime);
 ctx.plugin(AgentRegistry);
 ctx.plugin(AgentLoop, { agents: [] });
+ctx.plugin(ApprovalService, { policy: 'ask' });
 await ctx.start?.();
 
 /** The chats' agents by session id: depth, the run recording it, the abort point. */
@@ -110,10 +112,19 @@ ctx.on('agent/error', (payload) => {
   if (owner?.run !== undefined) owner.run.errors.push(message(payload.error));
 });
 
-// DSH's permission policy: the scenario's allow or deny, per tool.
+// DSH's permission policy: the scenario's allow, deny or ask, per tool; an ask goes to
+// DSH's approval service, whose answerer here is the scenario's scripted user.
 const permissions = new Map(spec.tools.map((tool) => [tool.name, tool.permission]));
 ctx.on('tools/pre-execute', async (exec, next) => {
-  if (permissions.get(exec.name) === 'deny') return { kind: 'deny', reason: 'permission denied by DSH' };
+  const permission = permissions.get(exec.name);
+  if (permission === 'deny') return { kind: 'deny', reason: 'permission denied by DSH' };
+  if (permission === 'ask_approved' || permission === 'ask_rejected') return { kind: 'ask', reason: 'the scenario asks the user' };
+  return next();
+});
+ctx.on('approval/request', async (request, next) => {
+  const permission = permissions.get(request.toolName);
+  if (permission === 'ask_approved') return 'allowed-once';
+  if (permission === 'ask_rejected') return 'rejected';
   return next();
 });
 

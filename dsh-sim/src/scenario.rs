@@ -305,6 +305,19 @@ pub enum Permission {
     Allow,
     /// DSH refuses to run it; the result is an error.
     Deny,
+    /// DSH asks the user (its approval service, `tools/pre-execute` answering `ask`), who
+    /// approves once: DSH runs the tool.
+    AskApproved,
+    /// DSH asks the user, who rejects the call: DSH does not run it, and the result is
+    /// DSH's error `the user rejected tool "<name>"`.
+    AskRejected,
+}
+
+impl Permission {
+    /// Whether DSH runs a call under this permission.
+    pub fn runs(self) -> bool {
+        matches!(self, Self::Allow | Self::AskApproved)
+    }
 }
 
 /// What must hold once every chat message has run.

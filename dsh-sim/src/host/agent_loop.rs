@@ -444,15 +444,15 @@ impl AgentLoop {
                 .iter()
                 .find(|t| t.definition.name == call.name)
                 .ok_or_else(|| format!("tool call for `{}`, which DSH did not offer", call.name))?;
-            if tool.permission == crate::scenario::Permission::Allow && !tool.duration.is_zero() {
+            if tool.permission.runs() && !tool.duration.is_zero() {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;
             }
-            let side_run = match (&tool.permission, &tool.behaviour) {
-                (crate::scenario::Permission::Allow, ToolBehaviour::Subagent(task)) => {
+            let side_run = match (tool.permission.runs(), &tool.behaviour) {
+                (true, ToolBehaviour::Subagent(task)) => {
                     Some(self.run_subagent(task, transcript).await)
                 }
-                (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => Some(
+                (true, ToolBehaviour::TitleRequest(text)) => Some(
                     crate::host::side_requests::title(
                         self.adapter.as_ref(),
                         &self.setup.model,

@@ -76,12 +76,19 @@ pub struct Handled {
 pub fn handle_call(tool: &HostTool, call: &ToolCallBlock) -> Handled {
     let (output, is_error, executed) = match (tool.permission, &tool.behaviour) {
         (Permission::Deny, _) => (Value::String(PERMISSION_DENIED.to_owned()), true, false),
-        (Permission::Allow, ToolBehaviour::Output(output)) => (output.clone(), false, true),
-        (Permission::Allow, ToolBehaviour::Fails(error)) => {
-            (Value::String(error.clone()), true, true)
-        }
+        // DSH's tool runtime on a rejected approval (`serviceAsk`, `@deepseek-ai/dsh-tools`).
+        (Permission::AskRejected, _) => (
+            Value::String(format!(
+                "the user rejected tool \"{}\"",
+                tool.definition.name
+            )),
+            true,
+            false,
+        ),
+        (_, ToolBehaviour::Output(output)) => (output.clone(), false, true),
+        (_, ToolBehaviour::Fails(error)) => (Value::String(error.clone()), true, true),
         // The agent loop runs subagents itself; here there is no adapter to run one on.
-        (Permission::Allow, ToolBehaviour::Subagent(_) | ToolBehaviour::TitleRequest(_)) => (
+        (_, ToolBehaviour::Subagent(_) | ToolBehaviour::TitleRequest(_)) => (
             Value::String("subagents and title requests run inside the agent loop".to_owned()),
             true,
             false,

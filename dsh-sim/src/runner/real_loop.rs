@@ -276,6 +276,8 @@ fn driver_spec(scenario: &Scenario, plugin: Value, workspace: &Path) -> Result<V
                 "permission": match tool.permission {
                     Permission::Allow => "allow",
                     Permission::Deny => "deny",
+                    Permission::AskApproved => "ask_approved",
+                    Permission::AskRejected => "ask_rejected",
                 },
                 "behaviour": behaviour,
                 "delayMs": spec.delay_ms,
