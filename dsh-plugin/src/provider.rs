@@ -52,9 +52,12 @@ impl Provider {
     #[napi(constructor)]
     pub fn new(config_json: String) -> Result<Self> {
         guard(|| {
-            let config = PluginConfig::from_json(&config_json)
+            #[cfg_attr(not(feature = "test-hooks"), allow(unused_mut))]
+            let mut config = PluginConfig::from_json(&config_json)
                 .and_then(PluginConfig::into_adapter_config)
                 .map_err(|error| thrown(INVALID_CONFIG, error.to_string()))?;
+            #[cfg(feature = "test-hooks")]
+            crate::test_overrides::apply(&mut config)?;
             Ok(Self {
                 inner: Arc::new(AntigravityProvider::new(config)),
             })

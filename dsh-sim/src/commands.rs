@@ -23,5 +23,6 @@ pub(crate) mod cli;
 pub mod dispatch;
 pub mod install_cli;
 pub mod lint;
+pub(crate) mod real_loop_args;
 pub(crate) mod run_cli;
 pub mod scaffold;

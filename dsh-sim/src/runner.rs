@@ -6,6 +6,7 @@
 //! The room of running scenarios and judging them. This file runs one; beside it:
 //! - finding and choosing the files: [`discover`] (files and folders given),
 //!   [`selection`] (`--filter`, `--only-failed` and the record of last failures);
+//! - the other host: [`real_loop`] (the chat through DSH's own agent loop in Node);
 //! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
 //!   [`confinement`] (what the runner's own fake and relay must reach, confined),
 //!   [`files`] (the files a scenario plants and judges on the real filesystem),
@@ -13,13 +14,15 @@
 //!   starting state, the judge of the install), [`client_tap`] (the client-side journal
 //!   of a run against any server, `dsh-sim tap`);
 //! - judging it: [`expect`] (the DSH-side expectations on the transcript), [`wire`]
-//!   (`expect.wire` on the journal), [`run_checks`] (the leak check after every run),
+//!   (`expect.wire` on the journal), [`between_runs`] (what must hold before and after
+//!   each run), [`run_checks`] (the leak check after every run),
 //!   [`leak`] (the leak check after disposal);
 //! - what a failure leaves: [`artifacts`] (reasons, transcript, journal),
 //!   [`sequence`] (the run as a Mermaid diagram), [`replay`] (the replay scenario a
 //!   failure against a real server leaves).
 
 pub mod artifacts;
+pub mod between_runs;
 pub mod client_tap;
 pub mod confinement;
 pub mod discover;
@@ -28,6 +31,7 @@ pub mod files;
 pub mod gemini_home;
 pub mod leak;
 pub mod provision;
+pub mod real_loop;
 pub mod replay;
 pub mod run_checks;
 pub mod selection;
@@ -50,7 +54,7 @@ use crate::runner::expect::check_transcript;
 use crate::runner::leak::find_leaks;
 use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
 use crate::runner::wire::ProcessFacts;
-use crate::scenario::{self, AbortPoint, Scenario};
+use crate::scenario::{self, Scenario};
 
 /// DSH's system prompt when a scenario sets none.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are DSH, a careful coding agent.";
@@ -99,6 +103,9 @@ pub struct RunnerOptions {
     pub tap_program: Option<PathBuf>,
     /// The server's confinement: `--confinement`, `--allow-read`, `--allow-write`.
     pub confinement: ConfinementOptions,
+    /// Drive the chat through DSH's own agent loop in Node (`--real-loop`) instead of
+    /// dsh-sim's; `None`: dsh-sim's loop.
+    pub real_loop: Option<real_loop::RealLoopHost>,
 }
 
 /// The default bound on one scenario's chat against the fake. The slowest scenario
@@ -123,6 +130,7 @@ impl RunnerOptions {
             diagram: None,
             tap_program: None,
             confinement: ConfinementOptions::default(),
+            real_loop: None,
         }
     }
 }
@@ -219,6 +227,11 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
     if !matches!(options.server, ServerChoice::Fake { .. }) && scenario.install.is_some() {
         report.verdict =
             Verdict::Skip("install scenarios serve their own archive of the fake".to_owned());
+        report.duration = started.elapsed();
+        return report;
+    }
+    if let Some(reason) = real_loop::skip_reason(&scenario, options) {
+        report.verdict = Verdict::Skip(reason);
         report.duration = started.elapsed();
         return report;
     }
@@ -367,7 +380,10 @@ fn run_in_workspace(
         .extend(files::judge(workspace.path(), &scenario.expect.files));
     match provisioning {
         Some(prepared) => {
-            let record = runtime.block_on(prepared.finish());
+            let mut record = runtime.block_on(prepared.finish());
+            if options.real_loop.is_some() {
+                record.events = real_loop::install_events(workspace.path());
+            }
             let processes = wire::extract(&execution.journal);
             execution.failures.extend(judge_install(
                 scenario.expect.install.as_ref(),
@@ -438,30 +454,6 @@ fn run_in_workspace(
     Ok(finished)
 }
 
-/// Every bridge the fake was given so far that still accepts connections.
-async fn open_bridges(journal_dir: &Path) -> Vec<String> {
-    let Ok(journal) = fake_antigravity::journal::read_dir(journal_dir) else {
-        return vec!["cannot read the fake's journal".to_owned()];
-    };
-    let mut open = Vec::new();
-    for url in wire::bridge_urls(&wire::extract(&journal)) {
-        open.extend(leak::bridge_still_open(&url).await);
-    }
-    open
-}
-
-/// The bridges still open once every bridge refused, or `bound` passed.
-async fn bridges_closed_within(journal_dir: &Path, bound: Duration) -> Vec<String> {
-    let started = Instant::now();
-    loop {
-        let open = open_bridges(journal_dir).await;
-        if open.is_empty() || started.elapsed() >= bound {
-            return open;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
 pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
     let mut args = vec![
@@ -506,19 +498,34 @@ async fn execute(
     let mut notes = Vec::new();
     let mut transcript = Transcript::default();
     let mut registry = HostRegistry::new();
-    match antigravity_acp::register(&mut registry, config) {
-        Ok(_) => {
-            // The bundle patch's `agent-default-model` row (C02).
-            registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
-            let chat = ChatRun {
-                scenario,
-                registry: &registry,
-                options,
-                journal_dir,
-            };
-            drive_chat(&chat, &mut transcript, &mut failures).await;
+    if let Some(host) = &options.real_loop {
+        let chat = ChatRun {
+            scenario,
+            registry: &registry,
+            options,
+            journal_dir,
+        };
+        let record = &mut real_loop::Recorded {
+            transcript: &mut transcript,
+            failures: &mut failures,
+            notes: &mut notes,
+        };
+        real_loop::drive(host, &chat, config, scratch_root, record).await;
+    } else {
+        match antigravity_acp::register(&mut registry, config) {
+            Ok(_) => {
+                // The bundle patch's `agent-default-model` row (C02).
+                registry.set_default_model(BUNDLE_DEFAULT_MODEL.0, BUNDLE_DEFAULT_MODEL.1);
+                let chat = ChatRun {
+                    scenario,
+                    registry: &registry,
+                    options,
+                    journal_dir,
+                };
+                drive_chat(&chat, &mut transcript, &mut failures).await;
+            }
+            Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
         }
-        Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
     }
     for adapter in registry.adapters() {
         if tokio::time::timeout(options.dispose_bound, adapter.dispose())
@@ -589,12 +596,12 @@ async fn execute(
 }
 
 /// What one chat is driven with.
-struct ChatRun<'a> {
-    scenario: &'a Scenario,
+pub(crate) struct ChatRun<'a> {
+    pub(crate) scenario: &'a Scenario,
     registry: &'a HostRegistry,
-    options: &'a RunnerOptions,
+    pub(crate) options: &'a RunnerOptions,
     /// The fake's journal, when running the fake.
-    journal_dir: Option<&'a Path>,
+    pub(crate) journal_dir: Option<&'a Path>,
 }
 
 async fn drive_chat(
@@ -646,11 +653,7 @@ async fn drive_chat(
     let time_bound = chat_bound(scenario, options);
     let bounded = tokio::time::timeout(time_bound, async {
         for entry in &scenario.dsh.chat {
-            if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-                && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
-            {
-                failures.push(format!("before the run for {:?}: {why}", entry.user));
-            }
+            failures.extend(between_runs::checks_before_run(entry, journal_dir, time_bound).await);
             if entry.new_chat {
                 let mut fresh = setup.clone();
                 if entry.without_tools {
@@ -668,32 +671,7 @@ async fn drive_chat(
                 }
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
-            // Once DSH holds a run's terminal part, every bridge so far must be closed
-            // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
-            // wait for the turn, but that alone must end it (C48, C49): every bridge refuses
-            // within a bound. After
-            // DSH left the calls without aborting, the turn stays parked by design, so
-            // nothing is judged until the next run.
-            let Some(dir) = journal_dir else { continue };
-            let open = match entry.abort {
-                Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
-                    bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
-                }
-                Some(AbortPoint::LeaveToolCalls) => continue,
-                Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
-            };
-            failures.extend(
-                open.into_iter()
-                    .map(|open| format!("after the run for {:?}: {open}", entry.user)),
-            );
-            // After every run, not only at disposal: what is alive is idle and healthy,
-            // and no finished turn left its session cwd or its scratch dir (C14, C38).
-            failures.extend(
-                run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
-                    .await
-                    .into_iter()
-                    .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
-            );
+            failures.extend(between_runs::checks_after_run(entry, journal_dir).await);
         }
     })
     .await;
@@ -738,7 +716,7 @@ async fn drive_chat(
 
 /// The bound on a scenario's chat: the runner's, or the scenario's own when it is longer
 /// (a scenario never shortens the bound a slower server was given).
-fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
+pub(crate) fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
     scenario
         .time_bound_secs
         .map(Duration::from_secs)

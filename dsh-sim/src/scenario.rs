@@ -64,6 +64,12 @@ pub struct Scenario {
     /// What must hold at the end.
     #[serde(default, deserialize_with = "checks::checked")]
     pub expect: Expectations,
+    /// Set when the scenario uses a DSH point only dsh-sim's loop has (dropping the
+    /// stream, leaving tool calls parked, an install judged on the installer's events):
+    /// why. `dsh-sim run --real-loop` (DSH's own agent loop in Node) skips it, naming the
+    /// reason; everything else runs under both loops.
+    #[serde(default)]
+    pub simulator_only: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -229,19 +235,26 @@ pub struct ChatEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AbortPoint {
-    /// At the first block delta; DSH then reads the stream to its terminal item.
+    /// At the first block delta, as DSH's loop does: DSH cancels the run's signal, asks
+    /// for one more chunk, throws on it unread and closes the stream; the run ends
+    /// aborted (`ABORTED`) with the adapter's finish never taken.
     OnFirstDelta,
     /// When a generation finishes with tool calls: DSH runs none of them, records each
-    /// as an error result ("aborted by the user") and ends the run.
+    /// as an error result (DSH's "Error: tool call aborted before dispatch") and ends the
+    /// run.
     OnToolCalls,
     /// When a generation finishes with tool calls: DSH runs none of them, records each
-    /// as an error result ("aborted by the user") and ends the run, but never cancels
+    /// as an error result ("Error: tool call aborted before dispatch") and ends the run, but never cancels
     /// the run's abort signal: only the next message (which supersedes the parked
     /// exchange) can end the turn. Nothing is judged about that turn after this run.
     LeaveToolCalls,
     /// At the first block delta DSH drops the stream (an early return, the abort signal
     /// never cancelled) and ends the run: dropping it alone must end the turn.
     DropOnFirstDelta,
+    /// At the first block delta DSH cancels the run's signal and reads the stream on to
+    /// its terminal item: a caller of `ctx.llm.stream` that reads on (DSH's own loop
+    /// does not: see `on_first_delta`), so what the adapter sends after a cancel is judged.
+    OnFirstDeltaReadingOn,
 }
 
 /// A DSH tool: its definition, DSH's permission for it, and what running it yields.
@@ -292,6 +305,19 @@ pub enum Permission {
     Allow,
     /// DSH refuses to run it; the result is an error.
     Deny,
+    /// DSH asks the user (its approval service, `tools/pre-execute` answering `ask`), who
+    /// approves once: DSH runs the tool.
+    AskApproved,
+    /// DSH asks the user, who rejects the call: DSH does not run it, and the result is
+    /// DSH's error `the user rejected tool "<name>"`.
+    AskRejected,
+}
+
+impl Permission {
+    /// Whether DSH runs a call under this permission.
+    pub fn runs(self) -> bool {
+        matches!(self, Self::Allow | Self::AskApproved)
+    }
 }
 
 /// What must hold once every chat message has run.

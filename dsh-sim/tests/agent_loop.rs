@@ -433,7 +433,10 @@ async fn a_denied_call_is_not_executed_and_answers_with_an_error() {
     let (call_id, content, is_error) = only_result(&adapter.requests()[1].messages[2]);
     assert_eq!(call_id, "c-1");
     assert!(is_error);
-    assert_eq!(content, [ContentBlock::text(PERMISSION_DENIED)]);
+    assert_eq!(
+        content,
+        [ContentBlock::text(format!("Error: {PERMISSION_DENIED}"))]
+    );
 }
 
 #[tokio::test]
@@ -449,7 +452,7 @@ async fn a_failing_tool_runs_and_answers_with_its_error() {
     let (call_id, content, is_error) = only_result(&adapter.requests()[1].messages[2]);
     assert_eq!(call_id, "c-1");
     assert!(is_error);
-    assert_eq!(content, [ContentBlock::text("disk full")]);
+    assert_eq!(content, [ContentBlock::text("Error: disk full")]);
 }
 
 #[tokio::test]
@@ -670,7 +673,10 @@ async fn aborting_on_tool_calls_records_error_results() {
     let (call_id, content, is_error) = only_result(&history[2]);
     assert_eq!(call_id, "c-1");
     assert!(is_error);
-    assert_eq!(content, [ContentBlock::text(ABORTED_BY_USER)]);
+    assert_eq!(
+        content,
+        [ContentBlock::text(format!("Error: {ABORTED_BY_USER}"))]
+    );
 }
 
 #[tokio::test]
@@ -715,13 +721,15 @@ async fn aborting_on_the_first_delta_cancels_only_that_runs_signal() {
     assert!(!chat.abort_signal().is_cancelled(), "only the run's signal");
 }
 
+/// DSH's loop takes the delta, asks for one more chunk and throws on it unread: the run
+/// ends aborted with DSH's own cause, the adapter's finish never taken.
 #[tokio::test]
-async fn aborting_on_the_first_delta_reads_to_the_terminal_item() {
+async fn aborting_on_the_first_delta_stops_reading_the_stream() {
     let (_, _, outcome) = aborted_on_first_delta().await;
     assert_eq!(
         outcome,
         RunOutcome::Aborted {
-            failure: aborted_failure()
+            failure: dsh_sim::host::agent_loop::stopped_by_user()
         }
     );
 }

@@ -173,6 +173,8 @@ pub(crate) struct RunSettings {
     pub(crate) diagram: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) confinement: ConfinementArgs,
+    #[command(flatten)]
+    pub(crate) real_loop: crate::commands::real_loop_args::RealLoopArgs,
 }
 
 /// How the server is confined by the kernel (`run` and `ask`).

@@ -31,6 +31,7 @@ pub(crate) fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<b
         }
     }
     options.confinement = settings.confinement.options();
+    options.real_loop = settings.real_loop.host();
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
     options.time_bound = match (settings.timeout, &settings.server) {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use antigravity_acp::contract::{
-    ChunkStream, ContentBlock, FinishReason, GenerateOptions, LlmAdapter, Message, StreamChunk,
-    ToolCallBlock,
+    ChunkStream, ContentBlock, FinishReason, GenerateOptions, LlmAdapter, LlmFailure, Message,
+    StreamChunk, ToolCallBlock,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -132,14 +132,31 @@ fn final_answer(history: &[Message]) -> String {
         .unwrap_or_default()
 }
 
-/// The output DSH records for a tool call it never ran because the run was aborted.
-pub const ABORTED_BY_USER: &str = "aborted by the user";
+/// The output DSH records (as an error result, so `Error: ` before it) for a tool call it
+/// never ran because the run was aborted: DSH's loop's own text (dsh-agent-loop
+/// `appendSkippedToolCall`, code `ABORTED_BEFORE_DISPATCH`).
+pub const ABORTED_BY_USER: &str = "tool call aborted before dispatch";
+
+/// The failure of a run the user stopped mid-stream: DSH's loop never takes the stream's
+/// finish (it checks its turn signal before it takes each chunk), so the run ends aborted
+/// with DSH's own cause, not the adapter's finish.
+pub fn stopped_by_user() -> LlmFailure {
+    LlmFailure {
+        message: "the user stopped the run".to_owned(),
+        code: "ABORTED".to_owned(),
+        status: None,
+        provider_retry_after_ms: None,
+        request_id: None,
+    }
+}
 
 /// How one generation ended, as the loop acts on it.
 enum GenerationEnd {
     Finished(FinishReason),
     /// DSH dropped the stream before its finish.
     Dropped,
+    /// The user stopped the run: DSH cancelled it and stopped reading the stream.
+    Stopped,
     Violation(String),
 }
 
@@ -252,6 +269,12 @@ impl AgentLoop {
                     return RunOutcome::Aborted { failure };
                 }
                 GenerationEnd::Dropped => return RunOutcome::DroppedByDsh,
+                GenerationEnd::Stopped => {
+                    self.keep_interrupted(&parts);
+                    return RunOutcome::Aborted {
+                        failure: stopped_by_user(),
+                    };
+                }
                 GenerationEnd::Violation(message) => return RunOutcome::Violation { message },
                 GenerationEnd::Finished(FinishReason::ToolCalls)
                     if abort == Some(AbortPoint::OnToolCalls) =>
@@ -342,8 +365,22 @@ impl AgentLoop {
                     | StreamChunk::ReasoningDelta { .. }
                     | StreamChunk::ToolCallDelta { .. }
             );
-            if delta && abort == Some(AbortPoint::OnFirstDelta) {
+            if delta && abort == Some(AbortPoint::OnFirstDeltaReadingOn) {
                 self.run_abort.cancel();
+            }
+            if delta && abort == Some(AbortPoint::OnFirstDelta) {
+                // DSH's loop (`ReactLoopAgent.step`) checks its turn signal before it
+                // takes each chunk: it takes the delta the user saw, asks for one more
+                // chunk, throws on it unread and closes the stream.
+                if let Err(message) = validator.observe(&item) {
+                    return GenerationEnd::Violation(message);
+                }
+                parts.push(item);
+                self.run_abort.cancel();
+                let _unread =
+                    tokio::time::timeout(self.limits.stream_close_bound, stream.recv()).await;
+                drop(stream);
+                return GenerationEnd::Stopped;
             }
             if delta && abort == Some(AbortPoint::DropOnFirstDelta) {
                 parts.push(item);
@@ -407,15 +444,15 @@ impl AgentLoop {
                 .iter()
                 .find(|t| t.definition.name == call.name)
                 .ok_or_else(|| format!("tool call for `{}`, which DSH did not offer", call.name))?;
-            if tool.permission == crate::scenario::Permission::Allow && !tool.duration.is_zero() {
+            if tool.permission.runs() && !tool.duration.is_zero() {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;
             }
-            let side_run = match (&tool.permission, &tool.behaviour) {
-                (crate::scenario::Permission::Allow, ToolBehaviour::Subagent(task)) => {
+            let side_run = match (tool.permission.runs(), &tool.behaviour) {
+                (true, ToolBehaviour::Subagent(task)) => {
                     Some(self.run_subagent(task, transcript).await)
                 }
-                (crate::scenario::Permission::Allow, ToolBehaviour::TitleRequest(text)) => Some(
+                (true, ToolBehaviour::TitleRequest(text)) => Some(
                     crate::host::side_requests::title(
                         self.adapter.as_ref(),
                         &self.setup.model,

@@ -76,12 +76,19 @@ pub struct Handled {
 pub fn handle_call(tool: &HostTool, call: &ToolCallBlock) -> Handled {
     let (output, is_error, executed) = match (tool.permission, &tool.behaviour) {
         (Permission::Deny, _) => (Value::String(PERMISSION_DENIED.to_owned()), true, false),
-        (Permission::Allow, ToolBehaviour::Output(output)) => (output.clone(), false, true),
-        (Permission::Allow, ToolBehaviour::Fails(error)) => {
-            (Value::String(error.clone()), true, true)
-        }
+        // DSH's tool runtime on a rejected approval (`serviceAsk`, `@deepseek-ai/dsh-tools`).
+        (Permission::AskRejected, _) => (
+            Value::String(format!(
+                "the user rejected tool \"{}\"",
+                tool.definition.name
+            )),
+            true,
+            false,
+        ),
+        (_, ToolBehaviour::Output(output)) => (output.clone(), false, true),
+        (_, ToolBehaviour::Fails(error)) => (Value::String(error.clone()), true, true),
         // The agent loop runs subagents itself; here there is no adapter to run one on.
-        (Permission::Allow, ToolBehaviour::Subagent(_) | ToolBehaviour::TitleRequest(_)) => (
+        (_, ToolBehaviour::Subagent(_) | ToolBehaviour::TitleRequest(_)) => (
             Value::String("subagents and title requests run inside the agent loop".to_owned()),
             true,
             false,
@@ -95,11 +102,18 @@ pub fn handle_call(tool: &HostTool, call: &ToolCallBlock) -> Handled {
 
 /// DSH's tool-result message for `call_id` (`createToolResultMessage`: a user message
 /// with one `tool-result` block, sourced from the tool): a string output as its text, any
-/// other JSON as its JSON text.
+/// other JSON as its JSON text. An error result's text is `Error: ` and the reason, as
+/// DSH's tool runtime writes every denial, thrown tool and skipped call
+/// (`@deepseek-ai/dsh-tools`: `` `Error: ${denialReason}` ``, `` `Error: ${message}` ``).
 pub fn result_message(call_id: &str, output: &Value, is_error: bool) -> Message {
     let text = match output {
         Value::String(text) => text.clone(),
         other => other.to_string(),
+    };
+    let text = if is_error {
+        format!("Error: {text}")
+    } else {
+        text
     };
     Message::tool_result(call_id, vec![ContentBlock::text(text)], is_error)
 }
