@@ -97,6 +97,12 @@ pub struct InitializeScript {
     /// without `oauth-personal` cannot be signed in through `authenticate` by the adapter.
     #[serde(default)]
     pub auth_methods: Option<Vec<String>>,
+    /// Advertise `sessionCapabilities.close` (default false, as 1.3.0, which advertises
+    /// only `list` and `resume`). Either way the fake answers `session/close` (journaled
+    /// as an `acp_in` frame) by forgetting the session; the switch only changes what a
+    /// client is told it may call.
+    #[serde(default)]
+    pub session_close: bool,
 }
 
 impl Default for InitializeScript {
@@ -104,6 +110,7 @@ impl Default for InitializeScript {
         Self {
             protocol_version: acp_v1(),
             auth_methods: None,
+            session_close: false,
         }
     }
 }
@@ -625,6 +632,12 @@ pub struct StreamStep {
     /// Code points per chunk (default 1; at least 1).
     #[serde(default = "one")]
     pub code_points: usize,
+    /// A pause before every chunk but the first, in milliseconds (default 0: all at
+    /// once). The text then streams at this interval, so a segment can outlast a timeout
+    /// while no gap between two chunks does. A `session/cancel` during a pause ends the
+    /// stream there and the prompt answers `cancelled`.
+    #[serde(default)]
+    pub interval_ms: u64,
 }
 
 fn one() -> usize {

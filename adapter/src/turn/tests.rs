@@ -240,6 +240,31 @@ turns:
     Ok(())
 }
 
+/// The model timeout bounds the whole segment, not each gap: chunks every half timeout
+/// for three timeouts still fail the turn at about one timeout (a per-chunk inactivity
+/// timeout would let all of them through and finish stop).
+#[tokio::test(start_paused = true)]
+async fn a_segment_streaming_past_the_model_timeout_fails_at_the_model_timeout() -> TestResult {
+    let _watchdog = real_time_watchdog(WATCHDOG);
+    let interval = MODEL_TIMEOUT / 2;
+    // Seven chunks, six intervals apart: three model timeouts of steady streaming.
+    let script = format!(
+        "turns:\n  - steps:\n      - stream: {{ text: \"abcdefg\", interval_ms: {} }}\n",
+        interval.as_millis()
+    );
+    let started = Instant::now();
+    let mut running = start_turn(&script, request("stream slowly", vec![]))?;
+    let code = failure_code(&mut running.stream).await?;
+    let elapsed = started.elapsed();
+    assert_eq!(code, "ACP_TIMEOUT");
+    assert!(
+        elapsed >= MODEL_TIMEOUT && elapsed < MODEL_TIMEOUT + interval,
+        "failed after {elapsed:?}"
+    );
+    running.ended_after().await?;
+    Ok(())
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestResult {
     let _watchdog = real_time_watchdog(WATCHDOG);

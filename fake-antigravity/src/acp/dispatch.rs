@@ -93,6 +93,13 @@ fn handle_request(
                         .is_some_and(|id| wanted.iter().any(|w| w == id))
                 });
             }
+            if agent.script.initialize.session_close
+                && let Some(capabilities) = result
+                    .pointer_mut("/agentCapabilities/sessionCapabilities")
+                    .and_then(Value::as_object_mut)
+            {
+                capabilities.insert("close".to_owned(), serde_json::json!({}));
+            }
             responder.respond(result)
         }
         "authenticate" => match authenticate(&agent, &params) {
