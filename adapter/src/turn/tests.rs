@@ -319,6 +319,40 @@ turns:
     Ok(())
 }
 
+/// C34's lower bound: a pooled process idle for just under `idle_process_timeout` is
+/// still kept and reused (no launch); idle just past it, it is gone (the next turn must
+/// launch, and here it cannot). Virtual time: nothing sleeps.
+#[tokio::test(start_paused = true)]
+async fn a_pooled_process_is_kept_until_idle_process_timeout_and_not_past_it() -> TestResult {
+    let _watchdog = real_time_watchdog(WATCHDOG);
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let mut first = start_turn(script, request("first", slow_tool()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    let _fake = first.ended_after_keeping_the_fake().await?;
+    let margin = Duration::from_secs(1);
+    let next = || -> Result<_, Failure> {
+        let (spec, stream) = spec_for(&config, &pool, &request("next", slow_tool()))?;
+        Ok((
+            AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch))),
+            stream,
+        ))
+    };
+    tokio::time::advance(config.idle_process_timeout - margin).await;
+    let (turn, mut stream) = next()?;
+    second_turn_finishes_stop(&mut stream, turn).await?;
+    tokio::time::advance(config.idle_process_timeout + margin).await;
+    let (turn, mut stream) = next()?;
+    let code = failure_code(&mut stream).await?;
+    assert_eq!(code, "ACP_DISCONNECTED", "an expired process was reused");
+    within(BOUND, "the turn's end", turn).await??;
+    Ok(())
+}
+
 /// The no-tool lane's persistent client is reused while fresh, and disposed instead of
 /// reused once it waited idle past `idle_process_timeout` (the next request launches).
 #[tokio::test(start_paused = true)]
