@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod session_close;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,10 @@ pub struct Script {
     /// (docs/antigravity-1.3.0.md §21; default `honour`, as 1.3.0).
     #[serde(default)]
     pub disabled_tools: DisabledToolsScript,
+    /// `session/close`: whether it is advertised, and what the fake does before it
+    /// answers one.
+    #[serde(default)]
+    pub session_close: session_close::SessionCloseScript,
 }
 
 /// What the fake does with the built-in tool names a session disabled
@@ -97,12 +102,6 @@ pub struct InitializeScript {
     /// without `oauth-personal` cannot be signed in through `authenticate` by the adapter.
     #[serde(default)]
     pub auth_methods: Option<Vec<String>>,
-    /// Advertise `sessionCapabilities.close` (default false, as 1.3.0, which advertises
-    /// only `list` and `resume`). Either way the fake answers `session/close` (journaled
-    /// as an `acp_in` frame) by forgetting the session; the switch only changes what a
-    /// client is told it may call.
-    #[serde(default)]
-    pub session_close: bool,
 }
 
 impl Default for InitializeScript {
@@ -110,7 +109,6 @@ impl Default for InitializeScript {
         Self {
             protocol_version: acp_v1(),
             auth_methods: None,
-            session_close: false,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! A `stream` step with `interval_ms` sends its chunks one interval apart and stops at a
-//! `session/cancel` during a pause; `initialize.session_close` advertises
+//! `session/cancel` during a pause; `session_close.advertise` advertises
 //! `sessionCapabilities.close` (off by default, as 1.3.0).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -79,7 +79,7 @@ async fn session_close_is_advertised_only_when_scripted() {
         json!({"list": {}, "resume": {}})
     );
     assert_eq!(
-        advertised_capabilities("initialize: { session_close: true }\n").await,
+        advertised_capabilities("session_close: { advertise: true }\n").await,
         json!({"list": {}, "resume": {}, "close": {}})
     );
 }
