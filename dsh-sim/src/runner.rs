@@ -656,6 +656,9 @@ async fn drive_chat(
                 if entry.without_tools {
                     fresh.tools.clear();
                 }
+                if let Some(names) = &entry.offer_tools {
+                    fresh.tools.retain(|tool| names.contains(&tool.definition.name));
+                }
                 chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
                 if let Ok(mut aborts) = aborts.lock() {
                     aborts.push(chat.abort_signal());
