@@ -32,6 +32,7 @@ pub mod replay;
 pub mod run_checks;
 pub mod selection;
 pub mod sequence;
+pub mod stderr_redaction;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
