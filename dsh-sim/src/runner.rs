@@ -658,7 +658,9 @@ async fn drive_chat(
                     fresh.tools.clear();
                 }
                 if let Some(names) = &entry.offer_tools {
-                    fresh.tools.retain(|tool| names.contains(&tool.definition.name));
+                    fresh
+                        .tools
+                        .retain(|tool| names.contains(&tool.definition.name));
                 }
                 chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
                 if let Ok(mut aborts) = aborts.lock() {

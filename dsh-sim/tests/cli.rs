@@ -117,8 +117,14 @@ fn a_failed_scenario_leaves_the_servers_stderr_redacted() {
     assert_eq!(stderr.len(), 1, "one server process, one stderr copy");
     let text = &stderr[0];
     assert!(text.contains("Starting AGY ACP Server..."), "{text}");
-    assert!(text.contains("permission for <redacted len=69 text fp="), "{text}");
-    assert!(!text.contains(PLANTED), "the planted token reached the artefacts: {text}");
+    assert!(
+        text.contains("permission for <redacted len=69 text fp="),
+        "{text}"
+    );
+    assert!(
+        !text.contains(PLANTED),
+        "the planted token reached the artefacts: {text}"
+    );
 }
 
 #[test]

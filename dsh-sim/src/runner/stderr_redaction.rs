@@ -61,13 +61,19 @@ fn redact_word(word: &str, secret: bool) -> (String, bool) {
                 // `key: value` or `key=` then the value as the next word.
                 return (word.to_owned(), true);
             }
-            return (format!("{key}{}{}", &rest[..1], redacted(trim_quotes(value))), false);
+            return (
+                format!("{key}{}{}", &rest[..1], redacted(trim_quotes(value))),
+                false,
+            );
         }
     }
     if longest_hex_run(word) >= 32 {
         return (redacted(trim_quotes(word)), false);
     }
-    (word.to_owned(), looks_secret(&lower) && lower.ends_with(':'))
+    (
+        word.to_owned(),
+        looks_secret(&lower) && lower.ends_with(':'),
+    )
 }
 
 fn trim_quotes(word: &str) -> &str {

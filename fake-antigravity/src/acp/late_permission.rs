@@ -24,7 +24,10 @@ pub async fn ask_late_permission(
     session_id: &str,
     tool: &str,
 ) {
-    let Some(servers) = agent.sessions.with(session_id, |session| session.mcp.clone()) else {
+    let Some(servers) = agent
+        .sessions
+        .with(session_id, |session| session.mcp.clone())
+    else {
         return;
     };
     // Found as a `call` step finds it (by title, then name), from the tools the turn
