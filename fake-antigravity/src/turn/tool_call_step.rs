@@ -217,7 +217,7 @@ const SETTLE_AFTER_CANCEL: std::time::Duration = std::time::Duration::from_secs(
 
 /// Runs an allowed call: `in_progress`, the real MCP `tools/call`, then `completed` or
 /// `failed`. `None` when `session/cancel` arrived first: the call is still awaited for
-/// [`SETTLE_AFTER_CANCEL`] (its reply, or its failure, journaled as any answer), and
+/// 2 s (its reply, or its failure, journaled as any answer), and
 /// journaled as abandoned if nothing settles it by then.
 pub async fn execute(
     ctx: &TurnContext<'_>,
