@@ -127,6 +127,35 @@ fn a_failed_scenario_leaves_the_servers_stderr_redacted() {
     );
 }
 
+/// B05 under `--server`: the relay keeps a copy of the server's stderr next to its
+/// journal, so a failed scenario against any server command leaves that stderr too.
+#[test]
+fn a_failed_scenario_against_a_server_command_leaves_its_stderr() {
+    let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
+    let artifacts = tempfile::tempdir().unwrap();
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--server", &server, "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server_failing/wrong_text.yaml")
+        .assert()
+        .code(1);
+    let folder = artifacts
+        .path()
+        .join("tests/fixtures/any_server_failing/wrong_text/journal");
+    let stderr: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stderr"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(stderr.len(), 1, "one relayed server, one stderr copy");
+    assert!(
+        stderr[0].contains("Starting AGY ACP Server..."),
+        "{}",
+        stderr[0]
+    );
+}
+
 #[test]
 fn any_acp_server_command_runs_the_scenarios_unchanged() {
     let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
