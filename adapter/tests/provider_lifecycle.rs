@@ -167,12 +167,16 @@ async fn a_timed_out_server_group_is_killed() -> TestResult {
 
 /// A "server" that ignores SIGTERM and starts a grandchild in its group (as the real
 /// server starts its harness); both hold the write end of `fifo` for as long as they live.
+/// The grandchild holds it as fd 2 and the server's stderr pipe as fd 9: an exiting
+/// process closes its files in fd order, so once the adapter has seen stderr close, the
+/// fifo is closed too (what [`server_is_gone_now`] relies on).
 fn server_with_a_grandchild(fifo: &Path) -> ServerCommand {
     ServerCommand {
         program: "sh".into(),
         args: vec![
             "-c".into(),
-            "exec 3>\"$FIFO\"; trap '' TERM; (exec sleep 300) & exec sleep 300".into(),
+            "exec 3>\"$FIFO\"; trap '' TERM; (exec 9>&2 2>&3 3>&-; exec sleep 300) & exec sleep 300"
+                .into(),
         ],
         env: vec![("FIFO".into(), fifo.display().to_string())],
     }
@@ -205,6 +209,38 @@ async fn server_is_gone(reader: std::fs::File, what: &str) -> TestResult {
     Ok(())
 }
 
+/// Whether every holder of `fifo`, the server and its grandchild, is gone already,
+/// without waiting: a read that does not block (on a read end of its own, opened
+/// non-blocking) sees end-of-file only then, and `EAGAIN` while a writer lives.
+fn server_is_gone_now(fifo: &Path) -> Result<bool, Failure> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo)?;
+    let mut buffer = [0u8; 16];
+    match reader.read(&mut buffer) {
+        Ok(0) => Ok(true),
+        Ok(_) => Err("the stand-in wrote into its fifo".into()),
+        Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// What a stream holds already, to its end, without waiting: `None` if it is still open
+/// (its producer, the turn, has not ended).
+fn ready_to_the_end(stream: &mut ChunkStream) -> Option<Vec<StreamChunk>> {
+    use futures::FutureExt;
+    let mut items = Vec::new();
+    loop {
+        match stream.next().now_or_never()? {
+            Some(item) => items.push(item),
+            None => return Some(items),
+        }
+    }
+}
+
 /// A hello turn on a [`server_with_a_grandchild`], once its server is up.
 struct StartedTurn {
     provider: AntigravityProvider,
@@ -218,9 +254,16 @@ struct StartedTurn {
 /// Starts a hello turn on a [`server_with_a_grandchild`] and waits (bounded) until its
 /// server is up.
 async fn started_turn(scratch: &Path) -> Result<StartedTurn, Failure> {
+    started_turn_for(scratch, hello()).await
+}
+
+/// As [`started_turn`], for `request`.
+async fn started_turn_for(
+    scratch: &Path,
+    request: GenerateOptions,
+) -> Result<StartedTurn, Failure> {
     let fifo = make_fifo(scratch)?;
     let provider = AntigravityProvider::new(config(server_with_a_grandchild(&fifo), scratch)?);
-    let request = hello();
     let abort = request.signal.clone();
     let stream = provider.stream(request);
     let alive = server_is_up(&fifo).await?;
@@ -372,18 +415,24 @@ async fn requests_without_tools_run_one_at_a_time_and_disposal_ends_their_client
 
 /// Disposal ends a running turn once its server (with a grandchild) is up: the stream
 /// fails `disposed`, and the server and its grandchild are gone (C38, C49), checked
-/// unconditionally.
+/// unconditionally and at once when `dispose` returns (C43: it awaited the cleanup).
 #[tokio::test(flavor = "multi_thread")]
 async fn disposal_ends_running_turns() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let turn = started_turn(scratch.path()).await?;
+    // A tool turn: no lane lock for disposal to wait on, only the turn's own cleanup.
+    let mut turn = started_turn_for(scratch.path(), hello_with_a_tool()).await?;
     turn.provider.dispose().await;
-    let (items, alive) = (collect(turn.stream).await?, turn.alive);
+    // Disposal awaited the cleanup (C43): nothing below waits.
+    let items = ready_to_the_end(&mut turn.stream)
+        .ok_or("dispose returned while the turn's stream was still open")?;
     assert_eq!(last_error(&items)?, LlmErrorCode::AcpDisposed);
-    server_is_gone(alive, "the server's and its grandchild's end at disposal").await?;
+    assert!(
+        server_is_gone_now(&scratch.path().join("alive"))?,
+        "dispose returned with the server or its grandchild alive"
+    );
     assert!(
         !turns_left(scratch.path())?,
-        "scratch directory left behind"
+        "dispose returned with the turn's scratch directory left"
     );
     Ok(())
 }

@@ -36,6 +36,7 @@ pub mod replay;
 pub mod run_checks;
 pub mod selection;
 pub mod sequence;
+pub mod stderr_redaction;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
@@ -658,6 +659,11 @@ async fn drive_chat(
                 let mut fresh = setup.clone();
                 if entry.without_tools {
                     fresh.tools.clear();
+                }
+                if let Some(names) = &entry.offer_tools {
+                    fresh
+                        .tools
+                        .retain(|tool| names.contains(&tool.definition.name));
                 }
                 chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
                 if let Ok(mut aborts) = aborts.lock() {

@@ -229,6 +229,10 @@ pub struct ChatEntry {
     /// server processes have journaled their exit: an idle process that expired or died.
     #[serde(default)]
     pub await_exits: Option<usize>,
+    /// With `new_chat`: the new chat offers only these of `dsh.tools`, by name (default:
+    /// all of them), so a later turn can offer changed tool schemas (C35).
+    #[serde(default)]
+    pub offer_tools: Option<Vec<String>>,
 }
 
 /// Where DSH aborts a run (cancels the run's abort signal).

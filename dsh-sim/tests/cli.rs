@@ -70,8 +70,18 @@ fn a_failed_scenario_leaves_its_transcript_journal_and_diagram() {
     );
     let json: serde_json::Value = serde_json::from_str(&read("transcript.json")).unwrap();
     assert_eq!(json["runs"][0]["generations"].as_array().unwrap().len(), 2);
-    let journal = std::fs::read_dir(folder.join("journal")).unwrap().count();
-    assert_eq!(journal, 1, "one server process, one journal file");
+    let journal: Vec<_> = std::fs::read_dir(folder.join("journal"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    let with = |ext: &str| {
+        journal
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .count()
+    };
+    assert_eq!(with("jsonl"), 1, "one server process, one journal file");
+    assert_eq!(with("stderr"), 1, "and its stderr: {journal:?}");
     let diagram = read("sequence.md");
     for arrow in [
         "A->>S0: session/prompt",
@@ -80,6 +90,70 @@ fn a_failed_scenario_leaves_its_transcript_journal_and_diagram() {
     ] {
         assert!(diagram.contains(arrow), "{arrow} missing from\n{diagram}");
     }
+}
+
+/// B05: the server's stderr is in a failed scenario's artefacts, next to its journal,
+/// redacted as the journal redacts credentials: a token-like value the server printed
+/// shows only as its shape and fingerprint.
+#[test]
+fn a_failed_scenario_leaves_the_servers_stderr_redacted() {
+    const PLANTED: &str = "5ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2";
+    let artifacts = tempfile::tempdir().unwrap();
+    let folder = artifacts
+        .path()
+        .join("tests/fixtures/failing_with_a_secret_on_stderr/journal");
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/failing_with_a_secret_on_stderr.yaml")
+        .assert()
+        .code(1);
+    let stderr: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stderr"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(stderr.len(), 1, "one server process, one stderr copy");
+    let text = &stderr[0];
+    assert!(text.contains("Starting AGY ACP Server..."), "{text}");
+    assert!(
+        text.contains("permission for <redacted len=69 text fp="),
+        "{text}"
+    );
+    assert!(
+        !text.contains(PLANTED),
+        "the planted token reached the artefacts: {text}"
+    );
+}
+
+/// B05 under `--server`: the relay keeps a copy of the server's stderr next to its
+/// journal, so a failed scenario against any server command leaves that stderr too.
+#[test]
+fn a_failed_scenario_against_a_server_command_leaves_its_stderr() {
+    let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
+    let artifacts = tempfile::tempdir().unwrap();
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--server", &server, "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server_failing/wrong_text.yaml")
+        .assert()
+        .code(1);
+    let folder = artifacts
+        .path()
+        .join("tests/fixtures/any_server_failing/wrong_text/journal");
+    let stderr: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stderr"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(stderr.len(), 1, "one relayed server, one stderr copy");
+    assert!(
+        stderr[0].contains("Starting AGY ACP Server..."),
+        "{}",
+        stderr[0]
+    );
 }
 
 #[test]

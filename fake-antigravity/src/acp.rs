@@ -8,6 +8,7 @@ pub mod browser_sign_in;
 pub mod catalogue;
 pub mod config_methods;
 pub mod dispatch;
+pub mod late_permission;
 pub mod params;
 pub mod rpc_errors;
 pub mod session_methods;

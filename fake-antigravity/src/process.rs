@@ -94,6 +94,10 @@ where
     };
     if let Some(journal) = &journal {
         journal.record(&started_entry(&args));
+        // The server's stderr, next to its journal, for the runner's artefacts (B05).
+        if let Err(e) = glog::copy_to(&journal.path().with_extension("stderr")) {
+            eprintln!("fake-antigravity: cannot copy stderr next to the journal: {e}");
+        }
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod session_close;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,10 @@ pub struct Script {
     /// (docs/antigravity-1.3.0.md §21; default `honour`, as 1.3.0).
     #[serde(default)]
     pub disabled_tools: DisabledToolsScript,
+    /// `session/close`: whether it is advertised, and what the fake does before it
+    /// answers one.
+    #[serde(default)]
+    pub session_close: session_close::SessionCloseScript,
 }
 
 /// What the fake does with the built-in tool names a session disabled
@@ -625,6 +630,12 @@ pub struct StreamStep {
     /// Code points per chunk (default 1; at least 1).
     #[serde(default = "one")]
     pub code_points: usize,
+    /// A pause before every chunk but the first, in milliseconds (default 0: all at
+    /// once). The text then streams at this interval, so a segment can outlast a timeout
+    /// while no gap between two chunks does. A `session/cancel` during a pause ends the
+    /// stream there and the prompt answers `cancelled`.
+    #[serde(default)]
+    pub interval_ms: u64,
 }
 
 fn one() -> usize {

@@ -12,5 +12,6 @@ pub mod parallel_step;
 pub mod permission_request;
 pub mod prompt_turn;
 pub mod server_owned_steps;
+pub mod stream_step;
 pub mod tool_call_step;
 pub mod turn_select;

@@ -240,6 +240,31 @@ turns:
     Ok(())
 }
 
+/// The model timeout bounds the whole segment, not each gap: chunks every half timeout
+/// for three timeouts still fail the turn at about one timeout (a per-chunk inactivity
+/// timeout would let all of them through and finish stop).
+#[tokio::test(start_paused = true)]
+async fn a_segment_streaming_past_the_model_timeout_fails_at_the_model_timeout() -> TestResult {
+    let _watchdog = real_time_watchdog(WATCHDOG);
+    let interval = MODEL_TIMEOUT / 2;
+    // Seven chunks, six intervals apart: three model timeouts of steady streaming.
+    let script = format!(
+        "turns:\n  - steps:\n      - stream: {{ text: \"abcdefg\", interval_ms: {} }}\n",
+        interval.as_millis()
+    );
+    let started = Instant::now();
+    let mut running = start_turn(&script, request("stream slowly", vec![]))?;
+    let code = failure_code(&mut running.stream).await?;
+    let elapsed = started.elapsed();
+    assert_eq!(code, "ACP_TIMEOUT");
+    assert!(
+        elapsed >= MODEL_TIMEOUT && elapsed < MODEL_TIMEOUT + interval,
+        "failed after {elapsed:?}"
+    );
+    running.ended_after().await?;
+    Ok(())
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_parked_call_unanswered_past_the_tool_timeout_ends_the_turn() -> TestResult {
     let _watchdog = real_time_watchdog(WATCHDOG);
@@ -291,6 +316,40 @@ turns:
     let (spec, mut stream) = spec_for(&config, &pool, &second_request)?;
     let turn = AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch)));
     second_turn_finishes_stop(&mut stream, turn).await?;
+    Ok(())
+}
+
+/// C34's lower bound: a pooled process idle for just under `idle_process_timeout` is
+/// still kept and reused (no launch); idle just past it, it is gone (the next turn must
+/// launch, and here it cannot). Virtual time: nothing sleeps.
+#[tokio::test(start_paused = true)]
+async fn a_pooled_process_is_kept_until_idle_process_timeout_and_not_past_it() -> TestResult {
+    let _watchdog = real_time_watchdog(WATCHDOG);
+    let script = r#"
+turns:
+  - steps:
+      - text: "hello"
+"#;
+    let mut first = start_turn(script, request("first", slow_tool()))?;
+    first.read_to_terminal().await?;
+    let (config, pool) = (first.config.clone(), first.pool.clone());
+    let _fake = first.ended_after_keeping_the_fake().await?;
+    let margin = Duration::from_secs(1);
+    let next = || -> Result<_, Failure> {
+        let (spec, stream) = spec_for(&config, &pool, &request("next", slow_tool()))?;
+        Ok((
+            AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch))),
+            stream,
+        ))
+    };
+    tokio::time::advance(config.idle_process_timeout - margin).await;
+    let (turn, mut stream) = next()?;
+    second_turn_finishes_stop(&mut stream, turn).await?;
+    tokio::time::advance(config.idle_process_timeout + margin).await;
+    let (turn, mut stream) = next()?;
+    let code = failure_code(&mut stream).await?;
+    assert_eq!(code, "ACP_DISCONNECTED", "an expired process was reused");
+    within(BOUND, "the turn's end", turn).await??;
     Ok(())
 }
 

@@ -1,13 +1,14 @@
 //! What a failed scenario (or, on request, any scenario) leaves behind, under
 //! `<artefact root>/<scenario path without .yaml>/`: the reasons, the DSH-side
-//! transcript (readable and JSON), the fake's journal files, and the run drawn as a
-//! Mermaid sequence diagram.
+//! transcript (readable and JSON), the fake's journal files with the server's stderr
+//! next to each (redacted), and the run drawn as a Mermaid sequence diagram.
 
 use std::path::{Component, Path, PathBuf};
 
 use fake_antigravity::journal::JournalEntry;
 
 use crate::host::transcript::Transcript;
+use crate::runner::stderr_redaction::redact_stderr;
 
 /// The artefact folder of the scenario at `scenario_path` under `root`.
 pub fn folder_for(root: &Path, scenario_path: &Path) -> PathBuf {
@@ -66,7 +67,14 @@ pub fn write(folder: &Path, record: &FailureRecord<'_>) -> std::io::Result<()> {
         std::fs::create_dir_all(&copy)?;
         for entry in std::fs::read_dir(journal_dir)? {
             let path = entry?.path();
-            if let Some(name) = path.file_name() {
+            let Some(name) = path.file_name() else {
+                continue;
+            };
+            // The server's stderr (B05), redacted as the journal redacts credentials.
+            if path.extension().is_some_and(|ext| ext == "stderr") {
+                let text = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
+                std::fs::write(copy.join(name), redact_stderr(&text))?;
+            } else {
                 std::fs::copy(&path, copy.join(name))?;
             }
         }

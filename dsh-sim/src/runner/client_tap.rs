@@ -7,7 +7,9 @@
 //! traffic goes to the adapter's bridge directly and is not seen here.
 //!
 //! The relay stays in the server's process group (the adapter kills the group), passes
-//! stderr through untouched, and exits with the server's code once both streams end.
+//! stderr through untouched (keeping a copy next to the journal, which a failed
+//! scenario's artefacts show redacted), and exits with the server's code once its
+//! streams end.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -74,7 +76,7 @@ async fn relay(journal: &Arc<JournalWriter>, program: &OsString, args: &[OsStrin
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn();
     let mut child = match spawned {
@@ -85,7 +87,9 @@ async fn relay(journal: &Arc<JournalWriter>, program: &OsString, args: &[OsStrin
         }
     };
     journal.record(&started(child.id().unwrap_or(0), program, args));
-    let (Some(mut server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
+    let (Some(mut server_in), Some(server_out), Some(server_err)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
         return ExitCode::FAILURE;
     };
     let mut from_client = TappedReader::new(tokio::io::stdin(), Some(journal.clone()));
@@ -105,7 +109,9 @@ async fn relay(journal: &Arc<JournalWriter>, program: &OsString, args: &[OsStrin
             let _flushed = tokio::io::AsyncWriteExt::flush(&mut to_client).await;
         }
     };
-    let ((), ()) = tokio::join!(upstream, downstream);
+    let stderr_copy = journal.path().with_extension("stderr");
+    let errors = pass_stderr_through(server_err, &stderr_copy);
+    let ((), (), ()) = tokio::join!(upstream, downstream, errors);
     let status = child.wait().await;
     let reason = match &status {
         Ok(status) => format!("server exited ({status})"),
@@ -116,5 +122,31 @@ async fn relay(journal: &Arc<JournalWriter>, program: &OsString, args: &[OsStrin
         Some(0) => ExitCode::SUCCESS,
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
+    }
+}
+
+/// Copies the server's stderr to the relay's own, unchanged, and to `copy` (next to the
+/// journal, for a failed scenario's artefacts, which redact it: B05), until end-of-file.
+/// A copy that cannot be written is given up; the pass-through goes on.
+async fn pass_stderr_through(mut from_server: tokio::process::ChildStderr, copy: &Path) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut file = tokio::fs::File::create(copy).await.ok();
+    let mut to_client = tokio::io::stderr();
+    let mut buffer = vec![0u8; 8192];
+    loop {
+        let read = match from_server.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(read) => read,
+        };
+        let Some(bytes) = buffer.get(..read) else {
+            return;
+        };
+        // A closed stderr must not end the relay.
+        let _passed = to_client.write_all(bytes).await;
+        if let Some(open) = file.as_mut()
+            && open.write_all(bytes).await.is_err()
+        {
+            file = None;
+        }
     }
 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::acp::auth_methods::{Authenticated, authenticate, authenticate_fully, logout};
 use crate::acp::catalogue::{AGENT_NAME, available_commands_update, initialize_result};
 use crate::acp::config_methods::{set_config_option, set_mode, set_model};
+use crate::acp::late_permission::ask_late_permission;
 use crate::acp::params::ParamReader;
 use crate::acp::rpc_errors::method_not_found;
 use crate::acp::session_methods::{
@@ -93,6 +94,13 @@ fn handle_request(
                         .is_some_and(|id| wanted.iter().any(|w| w == id))
                 });
             }
+            if agent.script.session_close.advertise
+                && let Some(capabilities) = result
+                    .pointer_mut("/agentCapabilities/sessionCapabilities")
+                    .and_then(Value::as_object_mut)
+            {
+                capabilities.insert("close".to_owned(), serde_json::json!({}));
+            }
             responder.respond(result)
         }
         "authenticate" => match authenticate(&agent, &params) {
@@ -110,7 +118,19 @@ fn handle_request(
         "session/load" => opened(reopen_session(&agent, &params, true), responder, &cx),
         "session/resume" => opened(reopen_session(&agent, &params, false), responder, &cx),
         "session/list" => responder.respond(list_sessions()),
-        "session/close" => reply(responder, close_session(&agent, &params)),
+        "session/close" => match agent.script.session_close.late_permission.clone() {
+            // The late request is answered through the dispatch loop: never wait in it.
+            Some(tool) => {
+                let task_cx = cx.clone();
+                cx.spawn(async move {
+                    let session = params.get("sessionId").and_then(Value::as_str);
+                    let session = session.unwrap_or_default().to_owned();
+                    ask_late_permission(&agent, &task_cx, &session, &tool).await;
+                    reply(responder, close_session(&agent, &params))
+                })
+            }
+            None => reply(responder, close_session(&agent, &params)),
+        },
         "session/set_config_option" => reply(responder, set_config_option(&agent, &params)),
         "session/set_mode" => reply(responder, set_mode(&agent, &params)),
         "session/set_model" => reply(responder, set_model(&agent, &params)),

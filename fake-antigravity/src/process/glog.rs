@@ -1,9 +1,28 @@
 //! Diagnostics on stderr in the glog/absl format the real server uses
 //! (`I1129 20:04:03.123456 12345 main.py:80] Starting AGY ACP Server...`), in UTC.
-//! stdout is never touched here: it carries only JSON-RPC.
+//! stdout is never touched here: it carries only JSON-RPC. With a journal, every line is
+//! also appended to a copy next to it ([`copy_to`]), which the scenario runner leaves in
+//! a failed scenario's artefacts (the adapter never exposes a server's stderr).
 
 use std::io::Write;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Where every line is copied, once [`copy_to`] named a file.
+static COPY: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+
+/// From now on, appends every line written to stderr to `path` as well (created; the
+/// first call wins). Only lines written through [`Glog`] are copied (not the bytes of
+/// `process.stderr_flood_bytes`).
+pub fn copy_to(path: &Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let _first_wins = COPY.set(Mutex::new(file));
+    Ok(())
+}
 
 /// The stderr logger. Cheap to clone.
 #[derive(Debug, Clone, Copy, Default)]
@@ -51,6 +70,10 @@ fn write_line(level: char, source: &str, message: &str) {
     let mut stderr = std::io::stderr().lock();
     // A closed stderr must not take the fake down, and there is nowhere to report it.
     let _stderr_closed = stderr.write_all(line.as_bytes());
+    if let Some(Ok(mut copy)) = COPY.get().map(Mutex::lock) {
+        // Nor can a failed copy.
+        let _copy_failed = copy.write_all(line.as_bytes());
+    }
 }
 
 /// Formats one glog line (with its trailing newline).

@@ -23,6 +23,7 @@ use crate::turn::context::TurnContext;
 use crate::turn::expectations::{RecentCalls, check_recent, denied_message};
 use crate::turn::parallel_step::{ParallelEnd, run_parallel};
 use crate::turn::server_owned_steps::{StepFlow, run_foreign_call, run_native, run_question};
+use crate::turn::stream_step::run_stream;
 use crate::turn::tool_call_step::{CallEnd, run_call};
 use crate::turn::turn_select::{TurnChoice, choose_turn};
 
@@ -213,15 +214,7 @@ async fn run_steps(
                 agent_text.push_str(text);
                 StepFlow::GoesOn
             }
-            Step::Stream(stream) => {
-                let chars: Vec<char> = stream.text.chars().collect();
-                for piece in chars.chunks(stream.code_points.max(1)) {
-                    let piece: String = piece.iter().collect();
-                    send_update(ctx.cx, ctx.session_id, message_chunk(&piece))?;
-                }
-                agent_text.push_str(&stream.text);
-                StepFlow::GoesOn
-            }
+            Step::Stream(stream) => run_stream(ctx, stream, agent_text).await?,
             Step::Thought(text) => {
                 send_update(ctx.cx, ctx.session_id, thought_chunk(text))?;
                 StepFlow::GoesOn

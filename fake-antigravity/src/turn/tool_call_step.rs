@@ -209,9 +209,16 @@ pub async fn permit(ctx: &TurnContext<'_>, call: &AnnouncedCall) -> Result<Permi
     Ok(Permit::Rejected(answer))
 }
 
+/// How long an in-flight `tools/call` is still awaited after `session/cancel`, so that
+/// the reply a client settles it with as it tears the turn down reaches the journal
+/// (C50: an `isError` result, not a transport failure) before the prompt answers
+/// `cancelled`.
+const SETTLE_AFTER_CANCEL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs an allowed call: `in_progress`, the real MCP `tools/call`, then `completed` or
-/// `failed`. `None` when `session/cancel` arrived first (the call is journaled as
-/// abandoned).
+/// `failed`. `None` when `session/cancel` arrived first: the call is still awaited for
+/// 2 s (its reply, or its failure, journaled as any answer), and
+/// journaled as abandoned if nothing settles it by then.
 pub async fn execute(
     ctx: &TurnContext<'_>,
     call: &AnnouncedCall,
@@ -232,13 +239,18 @@ pub async fn execute(
         )?;
         &call.tool_call_id
     };
+    let mut pending = std::pin::pin!(call.tool.connection.call(&call.tool.name, &call.args));
     let called = tokio::select! {
         biased;
         () = ctx.cancelled.cancelled() => {
-            call.tool.connection.abandoned_call();
+            // The reply the client settles the call with at its teardown (or the transport
+            // failure) is journaled by the call itself: it is awaited a little longer.
+            if tokio::time::timeout(SETTLE_AFTER_CANCEL, pending).await.is_err() {
+                call.tool.connection.abandoned_call();
+            }
             return Ok(None);
         }
-        called = call.tool.connection.call(&call.tool.name, &call.args) => called,
+        called = &mut pending => called,
     };
     let display = format!("Call {}", call.tool.name);
     let outcome = match called {
