@@ -195,7 +195,10 @@ async function run(index) {
   const entry = spec.chat[index];
   if (current === undefined || entry.newChat) {
     chatCount += 1;
-    current = await createAgent(`dsh-loop-${process.pid}-chat-${chatCount}`, 0, entry.withoutTools ? spec.tools.map((t) => t.name) : []);
+    // A new chat offers every tool, none (`without_tools`) or only those `offer_tools` names.
+    const offered = entry.withoutTools ? [] : (entry.offerTools ?? spec.tools.map((t) => t.name));
+    const denied = spec.tools.map((t) => t.name).filter((name) => !offered.includes(name));
+    current = await createAgent(`dsh-loop-${process.pid}-chat-${chatCount}`, 0, denied);
   }
   const runRecord = { user: entry.user, generations: [], turnEnd: null, errors: [], abortedOnToolCalls: false, abortedByUser: false };
   record.runs.push(runRecord);

@@ -300,6 +300,7 @@ fn driver_spec(scenario: &Scenario, plugin: Value, workspace: &Path) -> Result<V
                 }),
                 "newChat": entry.new_chat,
                 "withoutTools": entry.without_tools,
+                "offerTools": entry.offer_tools,
             })
         })
         .collect();
