@@ -45,6 +45,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
             server: "dsh".into(),
             method: "tools/call".into(),
             params: json!({}),
+            rpc_id: Some(2),
         },
         JournalEntry::McpResponse {
             server: "dsh".into(),
@@ -54,6 +55,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
             ),
             error: None,
             params: Some(json!({"name":"read_file","arguments":{}})),
+            rpc_id: Some(2),
         },
         JournalEntry::Exited {
             reason: "stdin closed".into(),

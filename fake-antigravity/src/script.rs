@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod mcp_faults;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -227,6 +228,10 @@ pub struct McpClientScript {
     /// request after it, as the MCP spec says and the recordings suggest).
     #[serde(default)]
     pub header_on_initialize: bool,
+    /// One fault of the client at one `tools/call` (`{kind, call}`; see
+    /// [`mcp_faults::McpFaultKind`]); default none, every call is made normally.
+    #[serde(default)]
+    pub fault: Option<mcp_faults::McpFault>,
 }
 
 impl Default for McpClientScript {
@@ -237,6 +242,7 @@ impl Default for McpClientScript {
             list_tools_every_prompt: false,
             open_get_stream: false,
             header_on_initialize: false,
+            fault: None,
         }
     }
 }
