@@ -620,6 +620,11 @@ pub struct ResultExpectation {
     /// Text the result's text content must contain.
     #[serde(default)]
     pub contains: Option<String>,
+    /// Instead of a result: the call failed without one (transport, HTTP status or
+    /// JSON-RPC error, as an MCP client fault may cause) and its failure text contains
+    /// this, e.g. `HTTP 401`.
+    #[serde(default)]
+    pub failed_with: Option<String>,
 }
 
 /// Text split into many small deltas (`stream:`).
