@@ -23,6 +23,7 @@ pub mod artifacts;
 pub mod client_tap;
 pub mod confinement;
 pub mod discover;
+pub mod fault_plan;
 pub mod expect;
 pub mod files;
 pub mod gemini_home;
@@ -642,6 +643,8 @@ async fn drive_chat(
         max_tokens: scenario.dsh.max_tokens,
     };
     let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
+    let faults = fault_plan::fault_plan(scenario, journal_dir);
+    chat.set_faults(faults.clone());
     let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);
     let time_bound = chat_bound(scenario, options);
     let bounded = tokio::time::timeout(time_bound, async {
@@ -657,6 +660,7 @@ async fn drive_chat(
                     fresh.tools.clear();
                 }
                 chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
+                chat.set_faults(faults.clone());
                 if let Ok(mut aborts) = aborts.lock() {
                     aborts.push(chat.abort_signal());
                 }
@@ -680,6 +684,9 @@ async fn drive_chat(
                     bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
                 }
                 Some(AbortPoint::LeaveToolCalls) => continue,
+                None if faults.drops_streams() => {
+                    bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
+                }
                 Some(AbortPoint::OnFirstDelta) | None => open_bridges(dir).await,
             };
             failures.extend(

@@ -6,6 +6,7 @@
 
 mod checks;
 mod claim_id;
+mod faults;
 mod files;
 mod install;
 mod load;
@@ -22,6 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use install::{
     ArchiveKind, CacheStep, InstallExpectation, InstallOutcomeKind, InstallScript, PinKind,
@@ -111,6 +113,10 @@ pub struct DshScript {
     /// them as `{workspace}/<path>`.
     #[serde(default)]
     pub files: BTreeMap<WorkspacePath, String>,
+    /// One fault of DSH's during the chat (`{kind, ...}`; see [`DshFault`]); default
+    /// none.
+    #[serde(default)]
+    pub fault: Option<DshFault>,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
