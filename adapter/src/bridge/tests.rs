@@ -272,7 +272,9 @@ async fn a_replayed_call_is_refused_and_never_parked_again() -> TestResult {
     let name = catalog::mcp_name("read.file");
     let first = bridge.spawn_call(7, &name, json!({"path": "notes.md"}));
     let parked = next_parked(&mut bridge).await?;
-    let replay = bridge.rpc(call(7, &name, json!({"path": "notes.md"}))).await?;
+    let replay = bridge
+        .rpc(call(7, &name, json!({"path": "notes.md"})))
+        .await?;
     assert_eq!(replay["error"]["code"], -32600, "{replay}");
     assert!(replay.get("result").is_none(), "{replay}");
     assert!(bridge.calls.try_recv().is_err(), "the replay was parked");
@@ -280,10 +282,18 @@ async fn a_replayed_call_is_refused_and_never_parked_again() -> TestResult {
         text: "ok".into(),
         is_error: false
     }));
-    assert_eq!(answer_of(first).await?["result"]["content"][0]["text"], "ok");
-    let after = bridge.rpc(call(7, &name, json!({"path": "notes.md"}))).await?;
+    assert_eq!(
+        answer_of(first).await?["result"]["content"][0]["text"],
+        "ok"
+    );
+    let after = bridge
+        .rpc(call(7, &name, json!({"path": "notes.md"})))
+        .await?;
     assert_eq!(after["error"]["code"], -32600, "{after}");
-    assert!(bridge.calls.try_recv().is_err(), "the late replay was parked");
+    assert!(
+        bridge.calls.try_recv().is_err(),
+        "the late replay was parked"
+    );
     bridge.bridge.close().await;
     Ok(())
 }

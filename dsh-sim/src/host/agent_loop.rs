@@ -254,7 +254,9 @@ impl AgentLoop {
             let end = self.consume(stream, abort, &mut record.parts).await;
             let parts = record.parts.clone();
             match end {
-                GenerationEnd::Finished(FinishReason::Error { .. }) if self.faults.retry_refused() => {
+                GenerationEnd::Finished(FinishReason::Error { .. })
+                    if self.faults.retry_refused() =>
+                {
                     // A bent history was refused: DSH sends the complete one.
                 }
                 GenerationEnd::Finished(FinishReason::Error { failure }) => {

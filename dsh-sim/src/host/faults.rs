@@ -162,8 +162,7 @@ impl FaultPlan {
             return Ok(());
         }
         let (title, failed) =
-            super::side_requests::title(adapter, model, PARKED_TITLE_TEXT, session_id, abort)
-                .await;
+            super::side_requests::title(adapter, model, PARKED_TITLE_TEXT, session_id, abort).await;
         if failed {
             return Err(format!(
                 "the title request beside the parked tool turn failed: {title}"

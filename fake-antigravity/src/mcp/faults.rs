@@ -116,11 +116,7 @@ pub(super) async fn faulty_call(
         McpFaultKind::CallAfterTurn => {
             let outcome = post_journaled(&target, id, &params).await;
             if let Ok(mut replays) = REPLAYS.lock() {
-                replays.push(Replay {
-                    target,
-                    id,
-                    params,
-                });
+                replays.push(Replay { target, id, params });
             }
             outcome
         }
@@ -164,7 +160,8 @@ fn stale_authorization(target: &Target) -> HeaderValue {
 }
 
 /// A bearer token of the bridge's shape (64 hex digits) that no bridge issued.
-const NEVER_ISSUED: &str = "Bearer 0000000000000000000000000000000000000000000000000000000000000000";
+const NEVER_ISSUED: &str =
+    "Bearer 0000000000000000000000000000000000000000000000000000000000000000";
 
 /// POSTs one `tools/call` under `id`, journaling the request and its response.
 async fn post_journaled(target: &Target, id: u64, params: &Value) -> Result<Value, McpClientError> {
@@ -174,9 +171,12 @@ async fn post_journaled(target: &Target, id: u64, params: &Value) -> Result<Valu
     let outcome = tokio::time::timeout(target.limit, post(target, id, params))
         .await
         .unwrap_or_else(|_| Err(format!("timed out after {} ms", target.limit.as_millis())));
-    target
-        .journal
-        .response("tools/call", Some(params.clone()), outcome.clone(), Some(id));
+    target.journal.response(
+        "tools/call",
+        Some(params.clone()),
+        outcome.clone(),
+        Some(id),
+    );
     outcome.map_err(failed)
 }
 
@@ -247,9 +247,12 @@ async fn raw_call(
     let outcome = tokio::time::timeout(target.limit, raw_exchange(target, id, params, kind))
         .await
         .unwrap_or_else(|_| format!("timed out after {} ms", target.limit.as_millis()));
-    target
-        .journal
-        .response("tools/call", Some(params.clone()), Err(outcome.clone()), Some(id));
+    target.journal.response(
+        "tools/call",
+        Some(params.clone()),
+        Err(outcome.clone()),
+        Some(id),
+    );
     Err(failed(outcome))
 }
 
@@ -287,12 +290,14 @@ async fn raw_exchange(target: &Target, id: u64, params: &Value, kind: McpFaultKi
     }
     let mut first = [0u8; 1];
     let read = stream.read(&mut first).await;
-    let _ = stream.set_zero_linger();
+    // Without SO_LINGER 0 the close would be a clean FIN, not a reset.
+    let _lingerless = stream.set_zero_linger().is_ok();
     drop(stream);
     match read {
         Ok(0) => "the bridge closed the connection before answering".into(),
-        Ok(_) => "reset by the client at the first byte of the answer (fault reset_while_result)"
-            .into(),
+        Ok(_) => {
+            "reset by the client at the first byte of the answer (fault reset_while_result)".into()
+        }
         Err(e) => format!("transport: {e}"),
     }
 }

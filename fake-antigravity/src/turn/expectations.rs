@@ -157,10 +157,16 @@ mod tests {
             failed_with: Some("HTTP 401".into()),
             ..ResultExpectation::default()
         };
-        let unauthorised = (1, CallOutcome::Errored("tools/call failed: HTTP 401".into()));
+        let unauthorised = (
+            1,
+            CallOutcome::Errored("tools/call failed: HTTP 401".into()),
+        );
         assert_eq!(check_result(&refused, Some(&unauthorised)), Ok(()));
         assert!(check_result(&refused, Some(&ok)).is_err());
-        let other = (1, CallOutcome::Errored("tools/call failed: HTTP 400".into()));
+        let other = (
+            1,
+            CallOutcome::Errored("tools/call failed: HTTP 400".into()),
+        );
         assert!(check_result(&refused, Some(&other)).is_err());
     }
 
