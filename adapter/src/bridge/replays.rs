@@ -58,5 +58,9 @@ mod tests {
         assert!(seen.first_time(&RequestId::String("3".into()), "read", &args));
         assert!(seen.first_time(&RequestId::Number(3), "write", &args));
         assert!(seen.first_time(&RequestId::Number(3), "read", &json!({"path": "b"})));
+        // Id `1` with tool `2read` and id `12` with tool `read` run together as the same
+        // bytes: each part is length-prefixed, so they stay two calls.
+        assert!(seen.first_time(&RequestId::Number(1), "2read", &args));
+        assert!(seen.first_time(&RequestId::Number(12), "read", &args));
     }
 }

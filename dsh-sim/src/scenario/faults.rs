@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// One DSH fault. `at_chunk` counts every chunk DSH receives over the whole chat
-/// (every generation of every run, in order), 0-based; the fault strikes once.
+/// (every generation of every run, in order; a subagent's and a side request's chunks do
+/// not count), 0-based; the fault strikes once. Subagent chats run without the fault.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DshFault {
