@@ -450,6 +450,10 @@ pub struct WireExpectations {
     /// secret the server must never have read, so never sent).
     #[serde(default)]
     pub frames_lack: Vec<String>,
+    /// The outcome of every MCP `tools/call`, in any order (compared as a multiset: for
+    /// calls whose order is the scheduler's, such as one request sent twice at once).
+    #[serde(default)]
+    pub mcp_tool_results_any_order: Option<Vec<McpResultKind>>,
 }
 
 /// The client capabilities `initialize` must advertise.
