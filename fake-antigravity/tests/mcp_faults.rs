@@ -28,29 +28,10 @@ fn bridge(url: &str) -> Value {
             "headers": [{"name": "Authorization", "value": "Bearer t0k"}]}])
 }
 
-/// Runs one prompt in yolo mode (no permission asked) under the fault `kind`; the
-/// `tools/call` requests and responses journaled, as `(rpc_id, answer)` pairs:
+/// The `tools/call` requests and responses journaled, as `(rpc_id, answer)` pairs:
 /// `request`, or the response's `ok`/`error: …`.
-async fn run(kind: &str, server: &TestMcpServer) -> Vec<(Option<u64>, String)> {
-    let ScriptedSession {
-        dir: _dir,
-        journal_dir,
-        fake,
-        session_id,
-    } = scripted_session(&script(kind), bridge(&server.url)).await;
-    fake.request(
-        "session/set_mode",
-        json!({"sessionId": session_id, "modeId": "yolo"}),
-    )
-    .await
-    .unwrap();
-    let prompt = fake.start_prompt(&session_id, "please echo");
-    assert_eq!(
-        prompt_answer(prompt).await,
-        json!({"stopReason": "end_turn"})
-    );
-    fake.close().await;
-    let journal = fake_antigravity::journal::read_dir(&journal_dir).unwrap();
+fn tool_calls(journal_dir: &std::path::Path) -> Vec<(Option<u64>, String)> {
+    let journal = fake_antigravity::journal::read_dir(journal_dir).unwrap_or_default();
     journal
         .into_iter()
         .flatten()
@@ -76,10 +57,39 @@ async fn run(kind: &str, server: &TestMcpServer) -> Vec<(Option<u64>, String)> {
         .collect()
 }
 
+/// Runs one prompt in yolo mode (no permission asked) under the fault `kind`, waits
+/// (bounded) until at least `entries` `tools/call` requests and responses are journaled
+/// (a replay after the prompt's result may still be on its way), and returns them.
+async fn run(kind: &str, server: &TestMcpServer, entries: usize) -> Vec<(Option<u64>, String)> {
+    let ScriptedSession {
+        dir: _dir,
+        journal_dir,
+        fake,
+        session_id,
+    } = scripted_session(&script(kind), bridge(&server.url)).await;
+    fake.request(
+        "session/set_mode",
+        json!({"sessionId": session_id, "modeId": "yolo"}),
+    )
+    .await
+    .unwrap();
+    let prompt = fake.start_prompt(&session_id, "please echo");
+    assert_eq!(
+        prompt_answer(prompt).await,
+        json!({"stopReason": "end_turn"})
+    );
+    let started = std::time::Instant::now();
+    while tool_calls(&journal_dir).len() < entries && started.elapsed() < support::WAIT {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    fake.close().await;
+    tool_calls(&journal_dir)
+}
+
 #[tokio::test]
 async fn call_twice_sends_one_id_twice_and_journals_both_answers() {
     let server = TestMcpServer::start().await;
-    let mut seen = run("call_twice", &server).await;
+    let mut seen = run("call_twice", &server, 4).await;
     // A plain server answers both: the journal shows one id answered twice.
     assert_eq!(server.calls().len(), 2);
     let id = seen[0].0;
@@ -94,7 +104,7 @@ async fn call_twice_sends_one_id_twice_and_journals_both_answers() {
 #[tokio::test]
 async fn stale_token_without_an_earlier_session_sends_a_token_nobody_issued() {
     let server = TestMcpServer::start().await;
-    run("stale_token", &server).await;
+    run("stale_token", &server, 2).await;
     let calls = server.calls();
     assert_eq!(calls.len(), 1);
     let sent = calls[0].authorization.clone().unwrap_or_default();
@@ -109,7 +119,7 @@ async fn stale_token_without_an_earlier_session_sends_a_token_nobody_issued() {
 #[tokio::test]
 async fn burst_sends_65_calls_with_their_own_ids() {
     let server = TestMcpServer::start().await;
-    let seen = run("burst", &server).await;
+    let seen = run("burst", &server, 130).await;
     assert_eq!(server.calls().len(), 65);
     let mut answered: Vec<u64> = seen
         .iter()
@@ -129,7 +139,7 @@ async fn disconnect_and_reset_fail_the_call_and_the_turn_goes_on() {
         ("reset_while_result", "reset by the client"),
     ] {
         let server = TestMcpServer::start().await;
-        let seen = run(kind, &server).await;
+        let seen = run(kind, &server, 2).await;
         assert_eq!(seen.len(), 2, "{kind}: {seen:?}");
         assert_eq!(seen[0].1, "request");
         assert!(seen[1].1.contains(text), "{kind}: {seen:?}");
@@ -141,7 +151,7 @@ async fn disconnect_and_reset_fail_the_call_and_the_turn_goes_on() {
 #[tokio::test]
 async fn call_after_turn_replays_the_request_once_the_prompt_is_answered() {
     let server = TestMcpServer::start().await;
-    let seen = run("call_after_turn", &server).await;
+    let seen = run("call_after_turn", &server, 4).await;
     assert_eq!(server.calls().len(), 2, "{seen:?}");
     assert_eq!(seen.len(), 4, "{seen:?}");
     assert!(seen.iter().all(|(id, _)| *id == seen[0].0), "{seen:?}");
