@@ -6,6 +6,7 @@ mod catalog;
 mod guard;
 mod handler;
 mod parked;
+mod replays;
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, SocketAddr};

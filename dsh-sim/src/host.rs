@@ -3,12 +3,14 @@
 //! loop that drives a chat ([`agent_loop`]) and assembles its streams as DSH does
 //! ([`assemble`]), the stream rules DSH enforces on every
 //! generation ([`stream_check`]), DSH's tools and their permission policy ([`tools`]),
-//! the requests DSH makes beside a chat's runs ([`side_requests`]), and the DSH-side
+//! the requests DSH makes beside a chat's runs ([`side_requests`]), DSH's own faults
+//! ([`faults`]), and the DSH-side
 //! record of a chat ([`transcript`]). It knows nothing of scenario files on disk, the
 //! fake's journal or how a run is judged: that is the runner's.
 
 pub mod agent_loop;
 pub mod assemble;
+pub mod faults;
 pub mod registry;
 pub mod side_requests;
 pub mod stream_check;

@@ -27,6 +27,7 @@ pub mod client_tap;
 pub mod confinement;
 pub mod discover;
 pub mod expect;
+pub mod fault_plan;
 pub mod files;
 pub mod gemini_home;
 pub mod leak;
@@ -650,6 +651,8 @@ async fn drive_chat(
         max_tokens: scenario.dsh.max_tokens,
     };
     let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
+    let faults = fault_plan::fault_plan(scenario, journal_dir);
+    chat.set_faults(faults.clone());
     let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);
     let time_bound = chat_bound(scenario, options);
     let bounded = tokio::time::timeout(time_bound, async {
@@ -666,6 +669,7 @@ async fn drive_chat(
                         .retain(|tool| names.contains(&tool.definition.name));
                 }
                 chat = AgentLoop::new(adapter.clone(), fresh, options.limits);
+                chat.set_faults(faults.clone());
                 if let Ok(mut aborts) = aborts.lock() {
                     aborts.push(chat.abort_signal());
                 }
@@ -677,7 +681,9 @@ async fn drive_chat(
                 }
                 None => chat.run_user_message(&entry.user, transcript).await,
             };
-            failures.extend(between_runs::checks_after_run(entry, journal_dir).await);
+            failures.extend(
+                between_runs::checks_after_run(entry, journal_dir, faults.drops_streams()).await,
+            );
         }
     })
     .await;

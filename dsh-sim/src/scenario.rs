@@ -6,6 +6,7 @@
 
 mod checks;
 mod claim_id;
+mod faults;
 mod files;
 mod install;
 mod load;
@@ -22,6 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use install::{
     ArchiveKind, CacheStep, InstallExpectation, InstallOutcomeKind, InstallScript, PinKind,
@@ -117,6 +119,10 @@ pub struct DshScript {
     /// them as `{workspace}/<path>`.
     #[serde(default)]
     pub files: BTreeMap<WorkspacePath, String>,
+    /// One fault of DSH's during the chat (`{kind, ...}`; see [`DshFault`]); default
+    /// none.
+    #[serde(default)]
+    pub fault: Option<DshFault>,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
@@ -474,6 +480,10 @@ pub struct WireExpectations {
     /// secret the server must never have read, so never sent).
     #[serde(default)]
     pub frames_lack: Vec<String>,
+    /// The outcome of every MCP `tools/call`, in any order (compared as a multiset: for
+    /// calls whose order is the scheduler's, such as one request sent twice at once).
+    #[serde(default)]
+    pub mcp_tool_results_any_order: Option<Vec<McpResultKind>>,
 }
 
 /// The client capabilities `initialize` must advertise.

@@ -45,6 +45,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
             server: "dsh".into(),
             method: "tools/call".into(),
             params: json!({}),
+            rpc_id: Some(2),
         },
         JournalEntry::McpResponse {
             server: "dsh".into(),
@@ -54,6 +55,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
             ),
             error: None,
             params: Some(json!({"name":"read_file","arguments":{}})),
+            rpc_id: Some(2),
         },
         JournalEntry::Exited {
             reason: "stdin closed".into(),
@@ -96,7 +98,36 @@ fn full_expectations() -> WireExpectations {
         native_steps_withheld: Some(vec![]),
         native_actions: None,
         frames_lack: Vec::new(),
+        mcp_tool_results_any_order: Some(vec![McpResultKind::Error]),
     }
+}
+
+/// `mcp_tool_results_any_order` compares the outcomes as a multiset: the order of two
+/// requests sent at once does not matter, their outcomes do.
+#[test]
+fn tool_results_in_any_order_ignore_the_order_only() {
+    let response =
+        |result: Option<serde_json::Value>, error: Option<&str>| JournalEntry::McpResponse {
+            server: "dsh".into(),
+            method: "tools/call".into(),
+            result,
+            error: error.map(str::to_owned),
+            params: None,
+            rpc_id: Some(2),
+        };
+    let facts = extract(&[vec![
+        response(None, Some("JSON-RPC error")),
+        response(Some(json!({"content": []})), None),
+    ]]);
+    let expect = |kinds: Vec<McpResultKind>| WireExpectations {
+        mcp_tool_results_any_order: Some(kinds),
+        ..WireExpectations::default()
+    };
+    let check = |kinds| check_wire(Some(&expect(kinds)), &facts, Path::new("/nonexistent"));
+    assert!(check(vec![McpResultKind::Ok, McpResultKind::Failed]).is_empty());
+    assert!(check(vec![McpResultKind::Failed, McpResultKind::Ok]).is_empty());
+    assert_eq!(check(vec![McpResultKind::Ok, McpResultKind::Ok]).len(), 1);
+    assert_eq!(check(vec![McpResultKind::Ok]).len(), 1);
 }
 
 /// How the fake's journal shows a 256-bit hex bearer token.

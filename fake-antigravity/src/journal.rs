@@ -57,6 +57,10 @@ pub enum JournalEntry {
         method: String,
         /// The request params.
         params: Value,
+        /// The request's JSON-RPC id (none for a notification or a GET); a request sent
+        /// twice (an MCP client fault) is journaled twice with the same id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rpc_id: Option<u64>,
     },
     /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`).
     ChildSpawned {
@@ -77,6 +81,11 @@ pub enum JournalEntry {
         /// each answer pairs with its call even when calls run in parallel.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         params: Option<Value>,
+        /// The JSON-RPC id of the request it answers (none for a notification, a GET, or
+        /// an abandoned call); one entry per response received, so an id answered twice
+        /// shows twice.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rpc_id: Option<u64>,
     },
     /// What a native tool really did when it ran (a `native` step with a `path` or a
     /// `signal`), one entry per action.

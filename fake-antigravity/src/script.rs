@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod mcp_faults;
 pub mod session_close;
 
 use schemars::JsonSchema;
@@ -232,6 +233,10 @@ pub struct McpClientScript {
     /// request after it, as the MCP spec says and the recordings suggest).
     #[serde(default)]
     pub header_on_initialize: bool,
+    /// One fault of the client at one `tools/call` (`{kind, call}`; see
+    /// [`mcp_faults::McpFaultKind`]); default none, every call is made normally.
+    #[serde(default)]
+    pub fault: Option<mcp_faults::McpFault>,
 }
 
 impl Default for McpClientScript {
@@ -242,6 +247,7 @@ impl Default for McpClientScript {
             list_tools_every_prompt: false,
             open_get_stream: false,
             header_on_initialize: false,
+            fault: None,
         }
     }
 }
@@ -619,6 +625,11 @@ pub struct ResultExpectation {
     /// Text the result's text content must contain.
     #[serde(default)]
     pub contains: Option<String>,
+    /// Instead of a result: the call failed without one (transport, HTTP status or
+    /// JSON-RPC error, as an MCP client fault may cause) and its failure text contains
+    /// this, e.g. `HTTP 401`.
+    #[serde(default)]
+    pub failed_with: Option<String>,
 }
 
 /// Text split into many small deltas (`stream:`).

@@ -1,6 +1,7 @@
 //! `BridgeHandler`: the MCP server behind the bridge (rmcp). It lists the turn's catalog,
 //! validates each `tools/call` against the original schema, and parks valid calls for DSH;
-//! invalid arguments are answered to the model as `isError` results and never reach DSH.
+//! invalid arguments are answered to the model as `isError` results and never reach DSH; a
+//! request seen before (same id, tool and arguments) is refused (`replays.rs`).
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog::ToolCatalog;
 use super::parked::{ParkedCall, ToolReply};
+use super::replays::SeenCalls;
 
 /// At most this many calls of one turn may be parked at once.
 pub(crate) const MAX_PENDING_CALLS: usize = 64;
@@ -28,6 +30,7 @@ struct BridgeShared {
     calls: mpsc::Sender<ParkedCall>,
     pending: Arc<Semaphore>,
     closing: CancellationToken,
+    seen: SeenCalls,
 }
 
 /// The rmcp server handler; cloned for every stateless request.
@@ -48,6 +51,7 @@ impl BridgeHandler {
                 calls,
                 pending: Arc::new(Semaphore::new(MAX_PENDING_CALLS)),
                 closing,
+                seen: SeenCalls::default(),
             }),
         }
     }
@@ -84,6 +88,14 @@ impl ServerHandler for BridgeHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let shared = &self.shared;
+        let asked = Value::Object(request.arguments.clone().unwrap_or_default());
+        if !shared.seen.first_time(&context.id, &request.name, &asked) {
+            // The same request again (a replay): the first one is DSH's call.
+            return Err(ErrorData::invalid_request(
+                "this tools/call was already received (same id, tool and arguments)",
+                None,
+            ));
+        }
         let Some(tool) = shared.catalog.get(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),

@@ -237,10 +237,11 @@ async fn a_valid_call_parks_until_answered() -> TestResult {
 async fn every_call_gets_a_fresh_correlation_id() -> TestResult {
     let mut bridge = running().await?;
     let name = catalog::mcp_name("read.file");
-    // The same JSON-RPC id, tool and arguments twice.
+    // The same tool and arguments twice (under two JSON-RPC ids: the same id again is a
+    // replay, refused below).
     let first = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
     let one = next_parked(&mut bridge).await?;
-    let second = bridge.spawn_call(3, &name, json!({"path": "notes.md"}));
+    let second = bridge.spawn_call(4, &name, json!({"path": "notes.md"}));
     let two = next_parked(&mut bridge).await?;
     for parked in [&one, &two] {
         let hex = parked.call_id.strip_prefix("call_").unwrap_or_default();
@@ -258,6 +259,41 @@ async fn every_call_gets_a_fresh_correlation_id() -> TestResult {
         }));
         answer_of(pending).await?;
     }
+    bridge.bridge.close().await;
+    Ok(())
+}
+
+/// A `tools/call` sent again with the same JSON-RPC id, tool and arguments (a replay, on
+/// another connection, while the first is parked or after it was answered) is refused
+/// with a JSON-RPC error and never reaches DSH: DSH runs the tool once per call.
+#[tokio::test]
+async fn a_replayed_call_is_refused_and_never_parked_again() -> TestResult {
+    let mut bridge = running().await?;
+    let name = catalog::mcp_name("read.file");
+    let first = bridge.spawn_call(7, &name, json!({"path": "notes.md"}));
+    let parked = next_parked(&mut bridge).await?;
+    let replay = bridge
+        .rpc(call(7, &name, json!({"path": "notes.md"})))
+        .await?;
+    assert_eq!(replay["error"]["code"], -32600, "{replay}");
+    assert!(replay.get("result").is_none(), "{replay}");
+    assert!(bridge.calls.try_recv().is_err(), "the replay was parked");
+    assert!(parked.resolve(ToolReply {
+        text: "ok".into(),
+        is_error: false
+    }));
+    assert_eq!(
+        answer_of(first).await?["result"]["content"][0]["text"],
+        "ok"
+    );
+    let after = bridge
+        .rpc(call(7, &name, json!({"path": "notes.md"})))
+        .await?;
+    assert_eq!(after["error"]["code"], -32600, "{after}");
+    assert!(
+        bridge.calls.try_recv().is_err(),
+        "the late replay was parked"
+    );
     bridge.bridge.close().await;
     Ok(())
 }

@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::host::assemble::{assemble, assistant_message, interrupted};
+use crate::host::faults::{ChunkAction, FaultPlan, next_chunk};
 use crate::host::registry::split_model;
 
 use crate::host::stream_check::{Progress, StreamValidator, describe};
@@ -71,6 +72,8 @@ pub struct AgentLoop {
     next_message: u64,
     /// DSH's session identity for this chat (`GenerateOptions.sessionId`).
     session_id: String,
+    /// The chat's DSH fault (`dsh.fault`), shared by the chats of one scenario.
+    faults: Arc<FaultPlan>,
 }
 
 /// How deep DSH nests subagents: a chat at this depth is offered no subagent tools.
@@ -174,7 +177,14 @@ impl AgentLoop {
             depth: 0,
             next_message: 1,
             session_id: format!("dsh-sim-{}", uuid_like()),
+            faults: Arc::new(FaultPlan::default()),
         }
+    }
+
+    /// Gives the chat a DSH fault (`dsh.fault`); its chunk count goes on across chats
+    /// that share the plan.
+    pub fn set_faults(&mut self, plan: Arc<FaultPlan>) {
+        self.faults = plan;
     }
 
     /// A fresh message id of this chat.
@@ -261,6 +271,11 @@ impl AgentLoop {
             let end = self.consume(stream, abort, &mut record.parts).await;
             let parts = record.parts.clone();
             match end {
+                GenerationEnd::Finished(FinishReason::Error { .. })
+                    if self.faults.retry_refused() =>
+                {
+                    // A bent history was refused: DSH sends the complete one.
+                }
                 GenerationEnd::Finished(FinishReason::Error { failure }) => {
                     return RunOutcome::Failed { failure };
                 }
@@ -314,7 +329,8 @@ impl AgentLoop {
     /// controls.
     fn request(&self) -> GenerateOptions {
         let (provider, model) = split_model(&self.setup.model).unwrap_or((&self.setup.model, ""));
-        let mut request = GenerateOptions::new(provider, model, self.history.clone());
+        let history = self.faults.shape_history(self.history.clone());
+        let mut request = GenerateOptions::new(provider, model, history);
         request.system = Some(self.setup.system.clone()).filter(|s| !s.is_empty());
         request.tools = Some(
             self.setup
@@ -344,16 +360,34 @@ impl AgentLoop {
         }
     }
 
-    /// Reads the stream to its end, recording and validating every chunk.
+    /// Reads the stream to its end, recording and validating every chunk; a disposal DSH
+    /// started meanwhile (`dsh.fault: dispose`) is awaited before it returns.
     async fn consume(
         &self,
-        mut stream: ChunkStream,
+        stream: ChunkStream,
         abort: Option<AbortPoint>,
         parts: &mut Vec<StreamChunk>,
     ) -> GenerationEnd {
+        let mut disposing = None;
+        let end = self
+            .consume_to_end(stream, abort, parts, &mut disposing)
+            .await;
+        if let Some(dispose) = disposing {
+            dispose.await;
+        }
+        end
+    }
+
+    async fn consume_to_end<'a>(
+        &'a self,
+        mut stream: ChunkStream,
+        abort: Option<AbortPoint>,
+        parts: &mut Vec<StreamChunk>,
+        disposing: &mut Option<futures::future::BoxFuture<'a, ()>>,
+    ) -> GenerationEnd {
         let mut validator = StreamValidator::new();
         let terminal = loop {
-            let Some(item) = stream.recv().await else {
+            let Some(item) = next_chunk(&mut stream, disposing).await else {
                 return match validator.end_of_stream() {
                     Ok(()) => GenerationEnd::Violation("the stream ended twice".to_owned()),
                     Err(message) => GenerationEnd::Violation(message),
@@ -387,6 +421,16 @@ impl AgentLoop {
                 drop(stream);
                 return GenerationEnd::Dropped;
             }
+            match self.faults.on_chunk() {
+                Some(ChunkAction::Abort) => self.run_abort.cancel(),
+                Some(ChunkAction::Drop) => {
+                    parts.push(item);
+                    drop(stream);
+                    return GenerationEnd::Dropped;
+                }
+                Some(ChunkAction::Dispose) => *disposing = Some(self.adapter.dispose()),
+                None => {}
+            }
             parts.push(item.clone());
             match validator.observe(&item) {
                 Err(message) => return GenerationEnd::Violation(message),
@@ -395,7 +439,8 @@ impl AgentLoop {
             }
         };
         // Nothing may follow the terminal item, and the stream must end.
-        match tokio::time::timeout(self.limits.stream_close_bound, stream.recv()).await {
+        let closed = next_chunk(&mut stream, disposing);
+        match tokio::time::timeout(self.limits.stream_close_bound, closed).await {
             Ok(None) => {}
             Ok(Some(extra)) => {
                 let message = format!("{} after the terminal item", describe(&extra));
@@ -433,6 +478,14 @@ impl AgentLoop {
         transcript: &mut Transcript,
     ) -> Result<(), String> {
         let assistant = self.assistant(assemble(parts));
+        self.faults
+            .title_beside_parked(
+                self.adapter.as_ref(),
+                &self.setup.model,
+                &self.session_id,
+                self.run_abort.child_token(),
+            )
+            .await?;
         let mut results = Vec::new();
         for call in tool_calls(&assistant) {
             if !self.seen_call_ids.insert(call.id.clone()) {
@@ -478,6 +531,7 @@ impl AgentLoop {
             result.id = Some(self.message_id());
             results.push(result);
         }
+        self.faults.hold_results().await;
         self.history.push(assistant);
         self.history.extend(results);
         Ok(())

@@ -50,6 +50,7 @@ pub(crate) async fn checks_before_run(
 pub(crate) async fn checks_after_run(
     entry: &scenario::ChatEntry,
     journal_dir: Option<&Path>,
+    fault_drops_streams: bool,
 ) -> Vec<String> {
     // Once DSH holds a run's terminal part, every bridge so far must be closed
     // (C14, C33). After an abort on tool calls (or dropping the stream) DSH does not
@@ -65,6 +66,8 @@ pub(crate) async fn checks_after_run(
             bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
         }
         Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
+        // A DSH fault that drops the stream or disposes mid-turn: as dropping the stream.
+        None if fault_drops_streams => bridges_closed_within(dir, run_checks::SETTLE_BOUND).await,
         Some(AbortPoint::OnFirstDelta | AbortPoint::OnFirstDeltaReadingOn) | None => {
             open_bridges(dir).await
         }

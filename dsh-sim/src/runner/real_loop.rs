@@ -107,6 +107,13 @@ pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::Install
 /// What `scenario` uses that DSH's loop cannot express, unmarked (a failure: the scenario
 /// must say `simulator_only`).
 fn inexpressible(scenario: &Scenario) -> Option<String> {
+    if scenario.dsh.fault.is_some() {
+        return Some(
+            "`dsh.fault` (a DSH fault point is the simulator's: DSH's loop has no hook to \
+             abort, drop or dispose at a chunk index, or to bend its own history)"
+                .to_owned(),
+        );
+    }
     for entry in &scenario.dsh.chat {
         match entry.abort {
             Some(AbortPoint::LeaveToolCalls) => {
@@ -196,7 +203,7 @@ pub(crate) async fn drive(
             driver.send(json!({"cmd": "run", "index": index})).await?;
             driver.wait_for("ran").await?;
             out.failures
-                .extend(checks_after_run(entry, chat.journal_dir).await);
+                .extend(checks_after_run(entry, chat.journal_dir, false).await);
         }
         Ok::<(), String>(())
     })

@@ -150,6 +150,22 @@ pub fn check_wire(
             .collect();
         compare(&mut failures, "MCP tools/call results", expected, &actual);
     }
+    if let Some(expected) = &expect.mcp_tool_results_any_order {
+        let sorted = |kinds: &mut Vec<String>| kinds.sort_unstable();
+        let mut expected: Vec<String> = expected.iter().map(ToString::to_string).collect();
+        let mut actual: Vec<String> = processes
+            .iter()
+            .flat_map(|p| p.mcp_tool_results.iter().map(ToString::to_string))
+            .collect();
+        sorted(&mut expected);
+        sorted(&mut actual);
+        compare(
+            &mut failures,
+            "MCP tools/call results (any order)",
+            &expected,
+            &actual,
+        );
+    }
     if let Some(expected) = &expect.exits {
         let actual: Vec<String> = processes
             .iter()

@@ -12,7 +12,8 @@
 //!
 //! Connections are cached per session and server; the tool list is cached per connection
 //! and fetched again when a wanted tool is not in it (or at every prompt, when the script
-//! says so).
+//! says so). `mcp_client.fault` makes one `tools/call` misbehave (`mcp/faults.rs`); every
+//! request and response is journaled with its JSON-RPC id.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,6 +27,9 @@ use crate::acp::catalogue::{AGENT_NAME, AGENT_VERSION};
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
+use crate::script::mcp_faults::McpFault;
+
+use super::faults;
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How long the fake waits for `initialize`, `tools/list` or a notification.
@@ -60,23 +64,30 @@ pub enum McpClientError {
 
 /// Journals one server's MCP traffic.
 #[derive(Debug, Clone)]
-struct McpJournal {
+pub(super) struct McpJournal {
     journal: Option<Arc<JournalWriter>>,
     server: String,
 }
 
 impl McpJournal {
-    fn request(&self, method: &str, params: Value) {
+    pub(super) fn request(&self, method: &str, params: Value, rpc_id: Option<u64>) {
         if let Some(journal) = &self.journal {
             journal.record(&JournalEntry::McpRequest {
                 server: self.server.clone(),
                 method: method.to_string(),
                 params,
+                rpc_id,
             });
         }
     }
 
-    fn response(&self, method: &str, params: Option<Value>, outcome: Result<Value, String>) {
+    pub(super) fn response(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        outcome: Result<Value, String>,
+        rpc_id: Option<u64>,
+    ) {
         if let Some(journal) = &self.journal {
             let (result, error) = match outcome {
                 Ok(result) => (Some(result), None),
@@ -88,6 +99,7 @@ impl McpJournal {
                 result,
                 error,
                 params,
+                rpc_id,
             });
         }
     }
@@ -95,7 +107,7 @@ impl McpJournal {
 
 /// The JSON-RPC message answering `id` in a response body: the body itself (JSON), or
 /// one of the `data:` events of an SSE body.
-fn answer_in_body(body: &str, event_stream: bool, id: u64) -> Option<Value> {
+pub(super) fn answer_in_body(body: &str, event_stream: bool, id: u64) -> Option<Value> {
     if !event_stream {
         return serde_json::from_str(body).ok();
     }
@@ -149,12 +161,12 @@ impl HttpRpc {
     /// POSTs one request and returns its `result` (or the JSON-RPC error as text).
     async fn call(
         &self,
+        id: u64,
         method: &str,
         params: Value,
         versioned: bool,
         limit: Duration,
     ) -> Result<Value, McpClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let failed = |message: String| McpClientError::Request {
             method: method.to_string(),
@@ -238,6 +250,7 @@ pub struct McpConnection {
     journal: McpJournal,
     call_timeout: Duration,
     tools: tokio::sync::Mutex<Option<Vec<Value>>>,
+    fault: Option<McpFault>,
 }
 
 impl McpConnection {
@@ -281,6 +294,7 @@ impl McpConnection {
             journal,
             call_timeout: Duration::from_millis(settings.call_timeout_ms),
             tools: tokio::sync::Mutex::new(None),
+            fault: settings.fault,
         };
         connection.initialize(settings).await?;
         Ok(connection)
@@ -314,11 +328,11 @@ impl McpConnection {
         allowed: &[u16],
         status: Result<u16, String>,
     ) -> Result<(), McpClientError> {
-        self.journal.request(method, Value::Null);
+        self.journal.request(method, Value::Null, None);
         match status {
             Ok(status) if allowed.contains(&status) => {
                 self.journal
-                    .response(method, None, Ok(json!({"status": status})));
+                    .response(method, None, Ok(json!({"status": status})), None);
                 Ok(())
             }
             Ok(status) => Err(self.failed(
@@ -337,15 +351,18 @@ impl McpConnection {
         versioned: bool,
         limit: Duration,
     ) -> Result<Value, McpClientError> {
-        self.journal.request(method, params.clone());
+        let id = self.rpc.next_id.fetch_add(1, Ordering::SeqCst);
+        self.journal.request(method, params.clone(), Some(id));
         let asked = Some(params.clone());
-        match self.rpc.call(method, params, versioned, limit).await {
+        match self.rpc.call(id, method, params, versioned, limit).await {
             Ok(result) => {
-                self.journal.response(method, asked, Ok(result.clone()));
+                self.journal
+                    .response(method, asked, Ok(result.clone()), Some(id));
                 Ok(result)
             }
             Err(error) => {
-                self.journal.response(method, asked, Err(error.to_string()));
+                self.journal
+                    .response(method, asked, Err(error.to_string()), Some(id));
                 Err(error)
             }
         }
@@ -387,13 +404,35 @@ impl McpConnection {
     /// script's `mcp_client.call_timeout_ms` (the real server: about 180 s).
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, McpClientError> {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
-        self.exchange(
-            "tools/call",
-            json!({"name": tool, "arguments": arguments}),
-            true,
-            self.call_timeout,
-        )
-        .await
+        let params = json!({"name": tool, "arguments": arguments});
+        if let Some(kind) = faults::strikes(self.fault) {
+            return faults::faulty_call(self.fault_target(faults::ids_needed(kind)), kind, params)
+                .await;
+        }
+        self.exchange("tools/call", params, true, self.call_timeout)
+            .await
+    }
+
+    /// What a fault needs to send requests as this connection does: its URL, every header
+    /// a `tools/call` carries, `ids` fresh JSON-RPC ids, and the journal.
+    fn fault_target(&self, ids: u64) -> faults::Target {
+        let mut headers = self.rpc.headers.clone();
+        headers.push((
+            HeaderName::from_static("mcp-protocol-version"),
+            self.rpc.version.clone(),
+        ));
+        if let Some(session) = self.rpc.session_id.lock().ok().and_then(|s| s.clone()) {
+            headers.push((HeaderName::from_static("mcp-session-id"), session));
+        }
+        faults::Target {
+            http: self.rpc.http.clone(),
+            url: self.rpc.url.clone(),
+            headers,
+            server: self.journal.server.clone(),
+            first_id: self.rpc.next_id.fetch_add(ids, Ordering::SeqCst),
+            journal: self.journal.clone(),
+            limit: self.call_timeout,
+        }
     }
 
     /// Journals that an in-flight `tools/call` was abandoned (the prompt was cancelled).
@@ -402,6 +441,7 @@ impl McpConnection {
             "tools/call",
             None,
             Err("abandoned: the prompt was cancelled (session/cancel)".into()),
+            None,
         );
     }
 
@@ -410,7 +450,8 @@ impl McpConnection {
             method: method.to_string(),
             message,
         };
-        self.journal.response(method, None, Err(error.to_string()));
+        self.journal
+            .response(method, None, Err(error.to_string()), None);
         error
     }
 }
@@ -449,6 +490,7 @@ impl McpPool {
         settings: McpClientScript,
         journal: Option<Arc<JournalWriter>>,
     ) -> Self {
+        faults::remember_servers(&servers);
         Self {
             servers,
             settings,

@@ -56,6 +56,14 @@ pub fn check_result(
     let Some((call_step, outcome)) = last_call else {
         return Err("expect_result has no call before it in this turn".into());
     };
+    if let Some(needle) = &expectation.failed_with {
+        return match outcome {
+            CallOutcome::Errored(error) if error.contains(needle.as_str()) => Ok(()),
+            other => Err(format!(
+                "expected the call at step {call_step} to fail with {needle:?}, it came to {other:?}"
+            )),
+        };
+    }
     let result = match outcome {
         CallOutcome::Result(result) => result,
         CallOutcome::Errored(error) => {
@@ -131,11 +139,13 @@ mod tests {
         let expect = ResultExpectation {
             is_error: Some(false),
             contains: Some("world".into()),
+            failed_with: None,
         };
         assert_eq!(check_result(&expect, Some(&ok)), Ok(()));
         let expect = ResultExpectation {
             is_error: Some(true),
             contains: Some("moon".into()),
+            failed_with: None,
         };
         let Err(message) = check_result(&expect, Some(&ok)) else {
             panic!("expected a mismatch");
@@ -143,6 +153,21 @@ mod tests {
         assert!(message.contains("isError true"), "{message}");
         assert!(message.contains("\"moon\""), "{message}");
         assert!(check_result(&expect, None).is_err());
+        let refused = ResultExpectation {
+            failed_with: Some("HTTP 401".into()),
+            ..ResultExpectation::default()
+        };
+        let unauthorised = (
+            1,
+            CallOutcome::Errored("tools/call failed: HTTP 401".into()),
+        );
+        assert_eq!(check_result(&refused, Some(&unauthorised)), Ok(()));
+        assert!(check_result(&refused, Some(&ok)).is_err());
+        let other = (
+            1,
+            CallOutcome::Errored("tools/call failed: HTTP 400".into()),
+        );
+        assert!(check_result(&refused, Some(&other)).is_err());
     }
 
     #[test]
@@ -151,6 +176,7 @@ mod tests {
         let expect = ResultExpectation {
             is_error: Some(false),
             contains: Some("echo".into()),
+            failed_with: None,
         };
         let group = RecentCalls::Group(3, vec![ok("echo: a"), ok("echo: b")]);
         assert_eq!(check_recent(&expect, Some(&group)), Ok(()));

@@ -93,6 +93,8 @@ pub async fn run_prompt(
     // Without a stop reason the connection is gone: there is no one to answer.
     if let Some(stop_reason) = stop_reason {
         let _connection_gone = responder.respond(json!({ "stopReason": stop_reason }));
+        // `mcp_client.fault: call_after_turn` replays its call now.
+        crate::mcp::faults::after_prompt_answered().await;
     }
 }
 

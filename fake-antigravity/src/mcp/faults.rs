@@ -1,0 +1,333 @@
+//! The MCP client faults of `mcp_client.fault` (`script/mcp_faults.rs`): how the fake's
+//! client misbehaves at one `tools/call`, on real loopback HTTP. Every request a fault
+//! sends is journaled (`McpRequest` with its `rpc_id`), and so is every response it gets or
+//! the failure in its place (`McpResponse`, same `rpc_id`), one entry per response, so a
+//! judge can tell from the journal how often each request was answered.
+//!
+//! The call counter, the servers of earlier sessions and the replay waiting for the
+//! prompt's result are per process (statics): a fake process is one server.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use http::{HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::client::{McpClientError, McpJournal, answer_in_body};
+use crate::script::mcp_faults::{McpFault, McpFaultKind};
+use crate::state::mcp_servers::HttpMcpServer;
+
+/// How many `tools/call` a burst sends at once: one more than a bridge's 64.
+pub const BURST_CALLS: u64 = 65;
+
+/// The `tools/call` requests this process has made (faulted or not).
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+/// Every `http` MCP server a session of this process was given, in order.
+static SERVERS_SEEN: Mutex<Vec<HttpMcpServer>> = Mutex::new(Vec::new());
+/// A `call_after_turn` request waiting for its prompt's result.
+static REPLAYS: Mutex<Vec<Replay>> = Mutex::new(Vec::new());
+
+/// What a fault sends its requests with: the connection's URL and headers, fresh ids.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub(super) http: reqwest::Client,
+    pub(super) url: String,
+    /// Every header a `tools/call` of the connection carries (credentials, version,
+    /// session), besides `content-type` and `accept`.
+    pub(super) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(super) server: String,
+    /// The first of the JSON-RPC ids reserved for the fault.
+    pub(super) first_id: u64,
+    pub(super) journal: McpJournal,
+    pub(super) limit: Duration,
+}
+
+#[derive(Debug)]
+struct Replay {
+    target: Target,
+    id: u64,
+    params: Value,
+}
+
+/// Counts a `tools/call`; the fault's kind when this is the call it strikes.
+pub(super) fn strikes(fault: Option<McpFault>) -> Option<McpFaultKind> {
+    let index = CALLS.fetch_add(1, Ordering::SeqCst);
+    fault.filter(|f| f.call == index).map(|f| f.kind)
+}
+
+/// How many JSON-RPC ids a fault of `kind` sends requests under.
+pub(super) fn ids_needed(kind: McpFaultKind) -> u64 {
+    match kind {
+        McpFaultKind::Burst => BURST_CALLS,
+        _ => 1,
+    }
+}
+
+/// Remembers a session's servers, for a later `stale_token`.
+pub(super) fn remember_servers(servers: &[HttpMcpServer]) {
+    if let Ok(mut seen) = SERVERS_SEEN.lock() {
+        seen.extend(servers.iter().cloned());
+    }
+}
+
+/// Sends the `call_after_turn` replay, if one waits: called once a prompt's result was
+/// sent.
+pub async fn after_prompt_answered() {
+    let replays: Vec<Replay> = REPLAYS
+        .lock()
+        .map(|mut r| std::mem::take(&mut *r))
+        .unwrap_or_default();
+    for replay in replays {
+        let _ignored = post_journaled(&replay.target, replay.id, &replay.params).await;
+    }
+}
+
+fn failed(message: String) -> McpClientError {
+    McpClientError::Request {
+        method: "tools/call".into(),
+        message,
+    }
+}
+
+/// Runs the struck `tools/call` the way `kind` says.
+pub(super) async fn faulty_call(
+    target: Target,
+    kind: McpFaultKind,
+    params: Value,
+) -> Result<Value, McpClientError> {
+    let id = target.first_id;
+    match kind {
+        McpFaultKind::DisconnectMidCall | McpFaultKind::ResetWhileResult => {
+            raw_call(&target, id, &params, kind).await
+        }
+        McpFaultKind::CallTwice => {
+            let (first, second) = tokio::join!(
+                post_journaled(&target, id, &params),
+                post_journaled(&target, id, &params)
+            );
+            match (first, second) {
+                (Ok(result), _) | (_, Ok(result)) => Ok(result),
+                (Err(error), _) => Err(error),
+            }
+        }
+        McpFaultKind::CallAfterTurn => {
+            let outcome = post_journaled(&target, id, &params).await;
+            if let Ok(mut replays) = REPLAYS.lock() {
+                replays.push(Replay { target, id, params });
+            }
+            outcome
+        }
+        McpFaultKind::StaleToken => {
+            let mut stale = target.clone();
+            let token = stale_authorization(&target);
+            stale
+                .headers
+                .retain(|(name, _)| name != http::header::AUTHORIZATION);
+            stale.headers.push((http::header::AUTHORIZATION, token));
+            post_journaled(&stale, id, &params).await
+        }
+        McpFaultKind::Burst => {
+            let calls = (0..BURST_CALLS).map(|n| post_journaled(&target, id + n, &params));
+            let mut outcomes = futures::future::join_all(calls).await.into_iter();
+            outcomes
+                .next()
+                .unwrap_or_else(|| Err(failed("the burst sent nothing".into())))
+        }
+    }
+}
+
+/// The `Authorization` of the latest earlier server of the same name whose value differs
+/// from the current one; else a well-formed bearer token nobody issued.
+fn stale_authorization(target: &Target) -> HeaderValue {
+    let current = target
+        .headers
+        .iter()
+        .find(|(name, _)| name == http::header::AUTHORIZATION)
+        .map(|(_, value)| value.clone());
+    let earlier = SERVERS_SEEN.lock().ok().and_then(|seen| {
+        seen.iter()
+            .rev()
+            .filter(|server| server.name == target.server)
+            .flat_map(|server| server.headers.iter())
+            .filter(|h| h.name.eq_ignore_ascii_case("authorization"))
+            .filter_map(|h| HeaderValue::from_str(&h.value).ok())
+            .find(|value| Some(value) != current.as_ref())
+    });
+    earlier.unwrap_or_else(|| HeaderValue::from_static(NEVER_ISSUED))
+}
+
+/// A bearer token of the bridge's shape (64 hex digits) that no bridge issued.
+const NEVER_ISSUED: &str =
+    "Bearer 0000000000000000000000000000000000000000000000000000000000000000";
+
+/// POSTs one `tools/call` under `id`, journaling the request and its response.
+async fn post_journaled(target: &Target, id: u64, params: &Value) -> Result<Value, McpClientError> {
+    target
+        .journal
+        .request("tools/call", params.clone(), Some(id));
+    let outcome = tokio::time::timeout(target.limit, post(target, id, params))
+        .await
+        .unwrap_or_else(|_| Err(format!("timed out after {} ms", target.limit.as_millis())));
+    target.journal.response(
+        "tools/call",
+        Some(params.clone()),
+        outcome.clone(),
+        Some(id),
+    );
+    outcome.map_err(failed)
+}
+
+fn body_of(id: u64, params: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+/// One POST; the `CallToolResult`, or why there is none (`HTTP <status>`, a JSON-RPC
+/// error, a transport failure).
+async fn post(target: &Target, id: u64, params: &Value) -> Result<Value, String> {
+    let mut request = target
+        .http
+        .post(&target.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in &target.headers {
+        request = request.header(name, value);
+    }
+    let response = request
+        .body(body_of(id, params))
+        .send()
+        .await
+        .map_err(|e| format!("transport: {e}"))?;
+    let status = response.status();
+    let event_stream = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    let text = response
+        .text()
+        .await
+        .map_err(|e| format!("transport: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("HTTP {}", status.as_u16()));
+    }
+    let message = answer_in_body(&text, event_stream, id)
+        .ok_or_else(|| "no JSON-RPC answer in the body".to_owned())?;
+    if let Some(error) = message.get("error") {
+        return Err(format!("JSON-RPC error {error}"));
+    }
+    message
+        .get("result")
+        .cloned()
+        .ok_or_else(|| "an answer with no result".to_owned())
+}
+
+/// `host:port` and the path of an `http://` URL.
+fn split_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("http://")?;
+    Some(match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    })
+}
+
+/// The request written by hand on a fresh connection, then dropped (`disconnect_mid_call`)
+/// or reset at the first byte of the answer (`reset_while_result`).
+async fn raw_call(
+    target: &Target,
+    id: u64,
+    params: &Value,
+    kind: McpFaultKind,
+) -> Result<Value, McpClientError> {
+    target
+        .journal
+        .request("tools/call", params.clone(), Some(id));
+    let outcome = tokio::time::timeout(target.limit, raw_exchange(target, id, params, kind))
+        .await
+        .unwrap_or_else(|_| format!("timed out after {} ms", target.limit.as_millis()));
+    target.journal.response(
+        "tools/call",
+        Some(params.clone()),
+        Err(outcome.clone()),
+        Some(id),
+    );
+    Err(failed(outcome))
+}
+
+/// What became of a hand-written request, as the journal's error text.
+async fn raw_exchange(target: &Target, id: u64, params: &Value, kind: McpFaultKind) -> String {
+    let Some((authority, path)) = split_url(&target.url) else {
+        return format!("not an http:// URL: {}", target.url);
+    };
+    let mut stream = match TcpStream::connect(authority).await {
+        Ok(stream) => stream,
+        Err(e) => return format!("transport: {e}"),
+    };
+    let body = body_of(id, params);
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nhost: {authority}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+        body.len()
+    )
+    .into_bytes();
+    for (name, value) in &target.headers {
+        request.extend_from_slice(name.as_str().as_bytes());
+        request.extend_from_slice(b": ");
+        request.extend_from_slice(value.as_bytes());
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(b"\r\n");
+    request.extend_from_slice(body.as_bytes());
+    if let Err(e) = stream.write_all(&request).await {
+        return format!("transport: {e}");
+    }
+    if kind == McpFaultKind::DisconnectMidCall {
+        let _closing = stream.shutdown().await;
+        drop(stream);
+        return "disconnected by the client before any answer (fault disconnect_mid_call)".into();
+    }
+    let mut first = [0u8; 1];
+    let read = stream.read(&mut first).await;
+    // Without SO_LINGER 0 the close would be a clean FIN, not a reset.
+    let _lingerless = stream.set_zero_linger().is_ok();
+    drop(stream);
+    match read {
+        Ok(0) => "the bridge closed the connection before answering".into(),
+        Ok(_) => {
+            "reset by the client at the first byte of the answer (fault reset_while_result)".into()
+        }
+        Err(e) => format!("transport: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_split_into_authority_and_path() {
+        assert_eq!(
+            split_url("http://127.0.0.1:4000/mcp"),
+            Some(("127.0.0.1:4000", "/mcp"))
+        );
+        assert_eq!(split_url("http://h:1"), Some(("h:1", "/")));
+        assert_eq!(split_url("https://h/mcp"), None);
+    }
+
+    #[test]
+    fn only_the_struck_call_is_faulted() {
+        // The counter is per process: read where it stands, then strike the next call.
+        let next = CALLS.load(Ordering::SeqCst);
+        let fault = Some(McpFault {
+            kind: McpFaultKind::Burst,
+            call: next + 1,
+        });
+        assert_eq!(strikes(fault), None);
+        assert_eq!(strikes(fault), Some(McpFaultKind::Burst));
+        assert_eq!(strikes(fault), None);
+        assert_eq!(ids_needed(McpFaultKind::Burst), 65);
+        assert_eq!(ids_needed(McpFaultKind::CallTwice), 1);
+    }
+}
