@@ -94,7 +94,12 @@ pub fn judge_install(
                     "install: expected the launch after the chat to be {expected:?}, it was {next:?}"
                 ));
             }
-            failures.extend(leftovers(&record.cache_dir));
+            let after_chat = &record.leftovers_after_chat;
+            failures.extend(
+                leftovers(&record.cache_dir)
+                    .into_iter()
+                    .filter(|left| !after_chat.contains(left)),
+            );
             failures.extend(compare_install(record));
         }
         Some(Err(reason)) => failures.push(format!(
