@@ -4,10 +4,13 @@
 //!
 //! [`Installer::ensure`] checks the cache at every launch (`receipt`'s quick check).
 //! When the install is missing, partial or corrupt it takes the cache's lock, checks
-//! again, and installs: the registry entry (`registry`), an HTTPS download hashed in
-//! one pass (`download`), the pinned digest, a validated extraction into a staging
-//! directory (`archive`), the receipt, and one atomic rename (`cache`). A second
-//! failure of the check after that is an error; a turn never runs an unverified binary.
+//! again, and installs: the registry entry (`registry`) and its launch command, which
+//! must be the archive's server member (`launch`), an HTTPS download hashed in one pass
+//! (`download`), the pinned digest, a validated extraction into a staging directory
+//! (`archive`), the receipt, and one atomic rename (`cache`), each step reported
+//! (`InstallEvent::Step`). A second failure of the check after that is an error. What the
+//! check cannot cover: a file changed after it and before the exec runs as it is; the next
+//! launch's check finds it and installs again (README, "Provisioning").
 
 mod archive;
 mod cache;

@@ -150,3 +150,6 @@ impl InstallError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
