@@ -4,15 +4,19 @@
 //!
 //! [`Installer::ensure`] checks the cache at every launch (`receipt`'s quick check).
 //! When the install is missing, partial or corrupt it takes the cache's lock, checks
-//! again, and installs: the registry entry (`registry`), an HTTPS download hashed in
-//! one pass (`download`), the pinned digest, a validated extraction into a staging
-//! directory (`archive`), the receipt, and one atomic rename (`cache`). A second
-//! failure of the check after that is an error; a turn never runs an unverified binary.
+//! again, and installs: the registry entry (`registry`) and its launch command, which
+//! must be the archive's server member (`launch`), an HTTPS download hashed in one pass
+//! (`download`), the pinned digest, a validated extraction into a staging directory
+//! (`archive`), the receipt, and one atomic rename (`cache`), each step reported
+//! (`InstallEvent::Step`). A second failure of the check after that is an error. What the
+//! check cannot cover: a file changed after it and before the exec runs as it is; the next
+//! launch's check finds it and installs again (README, "Provisioning").
 
 mod archive;
 mod cache;
 mod download;
 mod error;
+mod launch;
 mod options;
 mod platform;
 mod receipt;
@@ -22,7 +26,9 @@ use std::path::{Path, PathBuf};
 
 pub use cache::{CURRENT_DIR, LOCK_FILE, PART_FILE, default_cache_dir};
 pub use error::InstallError;
-pub use options::{ArchiveLimits, InstallEvent, InstallOptions, ProgressSink, RegistrySource};
+pub use options::{
+    ArchiveLimits, InstallEvent, InstallOptions, InstallStep, ProgressSink, RegistrySource,
+};
 pub use platform::{
     AGENT_ID, PINNED_ARCHIVE_SHA256, PINNED_VERSION, current_platform, pinned_digest,
     required_members,
@@ -102,6 +108,7 @@ impl Installer {
             Some(dir) => dir.clone(),
             None => default_cache_dir(platform)?,
         };
+        cache::check_cache_root(&root)?;
         if let Some(digest) = &options.sha256_override {
             platform::parse_digest(digest)?;
         }
@@ -204,14 +211,8 @@ impl Installer {
     async fn install(&self, lock: &CacheLock, repairing: bool) -> Result<(), InstallError> {
         self.layout.clear_leftovers(lock)?;
         let target = self.target().await?;
-        let cmd = launch_path(&target.cmd)?;
         let members = required_members(self.platform);
-        if !members.contains(&cmd.as_str()) {
-            return Err(InstallError::BadLaunchCommand(format!(
-                "`{}` is not the archive's server member",
-                target.cmd
-            )));
-        }
+        let cmd = launch::launch_member(&target.cmd, members[0])?;
         let part = self.layout.part();
         let downloaded = download::download_archive(&target.archive, &part, &self.options).await;
         let downloaded = match downloaded {
@@ -221,6 +222,7 @@ impl Installer {
                 return Err(error);
             }
         };
+        self.options.report(InstallEvent::Step(InstallStep::Verify));
         let checked = self.check_digest(&downloaded.sha256, target.sha256.as_deref());
         let checked_against = match checked {
             Ok(against) => against,
@@ -247,7 +249,11 @@ impl Installer {
             let _removed = cache::remove_any(&staging);
             return Err(error);
         }
-        self.layout.publish(&staging, lock)?;
+        self.options.report(InstallEvent::Step(InstallStep::Rename));
+        if let Some(retired) = self.layout.publish(&staging, lock)? {
+            self.options.report(InstallEvent::Step(InstallStep::Retire));
+            cache::remove_any(&retired)?;
+        }
         self.options.report(InstallEvent::Installed {
             repaired: repairing,
         });
@@ -273,6 +279,7 @@ impl Installer {
             };
             let files = archive::extract_checked(&part, &staging, &members, &limits, &mut on_file)?;
             let receipt = receipt::Receipt::build(head, &staging, &files)?;
+            options.report(InstallEvent::Step(InstallStep::Receipt));
             write_receipt(&staging, &receipt)
         })
         .await
@@ -360,6 +367,14 @@ fn inspect_at(
     if !differences.is_empty() {
         return Err(differences);
     }
+    // A receipt is the adapter's own file, but it is read from disk: its launch line
+    // must still be the archive's server and harness, listed and checked above.
+    let [server, harness] = required_members(platform);
+    if receipt.cmd != server || receipt.harness != harness {
+        return Err(vec![
+            "the receipt's launch line is not the archive's server and harness".to_owned(),
+        ]);
+    }
     let listed = |name: &str| receipt.files.iter().any(|f| f.path == name);
     if !listed(&receipt.cmd) || !listed(&receipt.harness) {
         return Err(vec![
@@ -378,17 +393,6 @@ fn inspect_at(
         dir,
         archive_sha256: receipt.archive_sha256.clone(),
     })
-}
-
-/// The registry's `cmd` as a plain file name at the archive's root (`./x` → `x`).
-fn launch_path(cmd: &str) -> Result<String, InstallError> {
-    let name = cmd.strip_prefix("./").unwrap_or(cmd);
-    if name.is_empty() || name.contains('/') || name.contains('\\') || name == ".." || name == "." {
-        return Err(InstallError::BadLaunchCommand(
-            cmd.chars().take(120).collect(),
-        ));
-    }
-    Ok(name.to_owned())
 }
 
 /// Writes the receipt (new file, fsynced) and syncs the staging directory.

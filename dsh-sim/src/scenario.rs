@@ -26,8 +26,8 @@ pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
 pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use install::{
-    ArchiveKind, CacheStep, InstallExpectation, InstallOutcomeKind, InstallScript, PinKind,
-    RegistryDigest, RegistryKind, ServeKind,
+    ArchiveKind, CacheStep, InstallExpectation, InstallFault, InstallOutcomeKind, InstallScript,
+    KillStep, PinKind, RegistryDigest, RegistryKind, ServeKind,
 };
 pub use load::{ScenarioError, load, parse};
 pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};

@@ -27,25 +27,54 @@ const STAGING_PREFIX: &str = "staging-";
 const RETIRED_PREFIX: &str = "retired-";
 
 /// The per-user default cache folder for `platform`: the platform's cache directory +
-/// `antigravity-acp/1.3.0/<platform>`.
+/// `antigravity-acp/1.3.0/<platform>`, from this process's environment.
 pub fn default_cache_dir(platform: &str) -> Result<PathBuf, InstallError> {
-    let var = |name: &str| {
+    cache_dir_for(std::env::consts::OS, platform, &|name| {
         std::env::var_os(name)
+    })
+}
+
+/// The default cache folder on `os` (as Rust names it), reading variables with `var`:
+/// `$XDG_CACHE_HOME`, else `$HOME/.cache` (Linux and other Unixes), `$HOME/Library/Caches`
+/// (macOS), `%LOCALAPPDATA%` (Windows). A variable that is unset, empty or relative is
+/// not used (the XDG rule: a relative path there is invalid and ignored).
+pub(crate) fn cache_dir_for(
+    os: &str,
+    platform: &str,
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<PathBuf, InstallError> {
+    let var = |name: &str| {
+        var(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
     };
-    let base = if cfg!(target_os = "macos") {
-        var("HOME").map(|h| h.join("Library/Caches"))
-    } else if cfg!(windows) {
-        var("LOCALAPPDATA")
-    } else {
-        var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))
+    let base = match os {
+        "macos" => var("HOME").map(|h| h.join("Library/Caches")),
+        "windows" => var("LOCALAPPDATA"),
+        _ => var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache"))),
     };
     let base = base.ok_or(InstallError::NoCacheDir)?;
     Ok(base
         .join("antigravity-acp")
         .join(PINNED_VERSION)
         .join(platform))
+}
+
+/// Refuses a cache folder that is empty or relative: an empty path would install into
+/// whatever the current directory happens to be (once, a crate's source folder), and a
+/// relative one moves with it.
+pub(crate) fn check_cache_root(root: &Path) -> Result<(), InstallError> {
+    if root.as_os_str().is_empty() {
+        return Err(InstallError::BadCacheDir("the path is empty".to_owned()));
+    }
+    if !root.is_absolute() {
+        return Err(InstallError::BadCacheDir(format!(
+            "`{}` is relative; give an absolute path",
+            root.display()
+        )));
+    }
+    Ok(())
 }
 
 /// One cache folder.
@@ -142,8 +171,13 @@ impl CacheLayout {
         Ok(path)
     }
 
-    /// Publishes `staging` as `current/`, retiring the install it replaces.
-    pub(crate) fn publish(&self, staging: &Path, _lock: &CacheLock) -> Result<(), InstallError> {
+    /// Publishes `staging` as `current/`; returns the `retired-*` directory the replaced
+    /// install was renamed to, for the caller to remove (a leftover until it does).
+    pub(crate) fn publish(
+        &self,
+        staging: &Path,
+        _lock: &CacheLock,
+    ) -> Result<Option<PathBuf>, InstallError> {
         let current = self.current();
         let retired = self
             .root
@@ -156,10 +190,7 @@ impl CacheLayout {
         std::fs::rename(staging, &current)
             .map_err(|e| InstallError::io("publish", &current, &e))?;
         sync_dir(&self.root)?;
-        if had_current {
-            remove_any(&retired)?;
-        }
-        Ok(())
+        Ok(had_current.then_some(retired))
     }
 }
 
@@ -188,3 +219,6 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), InstallError> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

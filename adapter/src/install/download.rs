@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use super::error::InstallError;
-use super::options::{InstallEvent, InstallOptions};
+use super::options::{InstallEvent, InstallOptions, InstallStep};
 
 /// The largest registry document read.
 const MAX_REGISTRY_BYTES: u64 = 4 * 1024 * 1024;
@@ -170,6 +170,7 @@ async fn download_once(
     let mut file = tokio::fs::File::create(part)
         .await
         .map_err(|e| InstallError::io("create", part, &e))?;
+    options.report(InstallEvent::Step(InstallStep::Download));
     let mut hasher = Sha256::new();
     let mut bytes = 0u64;
     let mut reported = 0u64;

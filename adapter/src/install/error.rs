@@ -89,6 +89,9 @@ pub enum InstallError {
     /// The cache directory cannot be determined (no HOME or cache dir).
     #[error("cannot determine a cache directory; set one explicitly")]
     NoCacheDir,
+    /// The cache directory given or found is empty or relative.
+    #[error("the cache directory is not usable: {0}")]
+    BadCacheDir(String),
     /// A filesystem operation on the cache failed.
     #[error("cannot {action} {path}: {kind}")]
     Io {
@@ -124,6 +127,7 @@ impl InstallError {
             Self::BadLaunchCommand(_) => "bad_launch_command",
             Self::StillCorrupt(_) => "still_corrupt",
             Self::NoCacheDir => "no_cache_dir",
+            Self::BadCacheDir(_) => "bad_cache_dir",
             Self::Io { .. } => "io",
         }
     }
@@ -146,3 +150,6 @@ impl InstallError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

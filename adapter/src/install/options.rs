@@ -48,9 +48,29 @@ impl Default for ArchiveLimits {
     }
 }
 
+/// A step of an install that leaves the cache in a state of its own if the installer
+/// dies there (each is reported as [`InstallEvent::Step`] as it begins). Extraction is
+/// reported file by file instead ([`InstallEvent::Extracting`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallStep {
+    /// The download's `archive.zip.part` was just created, empty.
+    Download,
+    /// The whole archive is in `archive.zip.part`; its digest is checked next.
+    Verify,
+    /// Every file is extracted and fsynced in `staging-*`; the receipt is written next.
+    Receipt,
+    /// The staged install is complete, receipt included; it is renamed to `current/` next.
+    Rename,
+    /// A repair only: the new install is `current/`; the replaced one, renamed to
+    /// `retired-*`, is removed next.
+    Retire,
+}
+
 /// What the installer is doing, for progress displays and logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InstallEvent {
+    /// An install step begins.
+    Step(InstallStep),
     /// The install was checked and is usable as it is.
     Reused,
     /// The install is missing, partial or corrupt; `why` says what was found.

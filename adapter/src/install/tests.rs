@@ -223,11 +223,15 @@ async fn a_launch_command_outside_the_archive_root_is_refused() -> TestResult {
     let bytes = archive(b"#!/bin/sh\n")?;
     let host = serve(bytes.clone()).await?;
     let cache = tempfile::tempdir()?;
+    let harness = required_members(current_platform()?)[1];
     for cmd in [
         "../agy_acp_server.par",
+        "../x",
+        "sub/x",
         "/bin/sh",
         "./sub/agy_acp_server.par",
         "./other",
+        harness,
     ] {
         let installer = Installer::new(options_for(
             cache.path(),
@@ -245,6 +249,59 @@ async fn a_launch_command_outside_the_archive_root_is_refused() -> TestResult {
         0,
         "nothing may be fetched for a bad cmd"
     );
+    Ok(())
+}
+
+#[test]
+fn an_empty_or_relative_cache_folder_is_refused_up_front() {
+    for root in ["", "cache", "./cache"] {
+        let options = InstallOptions {
+            cache_dir: Some(root.into()),
+            ..InstallOptions::default()
+        };
+        let result = Installer::new(options);
+        assert!(
+            matches!(result, Err(InstallError::BadCacheDir(_))),
+            "{root:?}: {result:?}"
+        );
+    }
+}
+
+/// A receipt whose launch line names another file than the server (a listed sibling, a
+/// path out of the install) is not launched: the install is made again.
+#[tokio::test]
+async fn a_receipt_launching_another_file_is_repaired() -> TestResult {
+    let fixture = Installed::new(b"#!/bin/sh\necho five\n").await?;
+    let current = fixture.cache.path().join(CURRENT_DIR);
+    let [server, harness] = required_members(current_platform()?);
+    let original = std::fs::read_to_string(current.join(RECEIPT_FILE))?;
+    let tampered = [
+        (
+            format!("\"cmd\": \"{server}\""),
+            format!("\"cmd\": \"{harness}\""),
+        ),
+        (
+            format!("\"cmd\": \"{server}\""),
+            "\"cmd\": \"../../x\"".to_owned(),
+        ),
+        (
+            format!("\"harness\": \"{harness}\""),
+            format!("\"harness\": \"{server}\""),
+        ),
+    ];
+    for (from, to) in tampered {
+        assert!(original.contains(&from), "{from} not in the receipt");
+        let changed = original.replace(&from, &to);
+        std::fs::write(current.join(RECEIPT_FILE), changed)?;
+        let report = fixture.installer.ensure().await?;
+        match report.outcome {
+            InstallOutcome::Repaired { why } => {
+                assert!(why.contains("launch line"), "{to}: {why}")
+            }
+            other => return Err(format!("{to}: expected a repair, got {other:?}").into()),
+        }
+        assert_eq!(report.server.command, current.join(server));
+    }
     Ok(())
 }
 

@@ -8,9 +8,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use antigravity_acp::install::{
-    InstallEvent, InstallOptions, InstallOutcome, Installer, ProgressSink, RegistrySource,
+    InstallEvent, InstallOptions, InstallOutcome, InstallStep, Installer, ProgressSink,
+    RegistrySource,
 };
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::scenario::KillStep;
 
 /// The `install` subcommand's settings.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -36,6 +39,32 @@ pub struct InstallArgs {
     /// an installer mid-extraction).
     #[arg(long, hide = true, value_name = "N")]
     pub pause_at_file: Option<usize>,
+    /// Pause at this install step until stdin closes (tests that kill an installer
+    /// there): download, verify, extract (before the second file), receipt, rename,
+    /// retire.
+    #[arg(long, hide = true, value_name = "STEP", value_parser = parse_step)]
+    pub pause_at: Option<KillStep>,
+}
+
+fn parse_step(name: &str) -> Result<KillStep, String> {
+    KillStep::ALL
+        .into_iter()
+        .find(|step| step.as_str() == name)
+        .ok_or_else(|| format!("`{name}` is not an install step"))
+}
+
+/// Whether `event` is where `step` pauses (`extracted`: files extracted so far, this one
+/// included).
+fn pauses_at(step: KillStep, event: &InstallEvent, extracted: usize) -> bool {
+    match (step, event) {
+        (KillStep::Download, InstallEvent::Step(InstallStep::Download))
+        | (KillStep::Verify, InstallEvent::Step(InstallStep::Verify))
+        | (KillStep::Receipt, InstallEvent::Step(InstallStep::Receipt))
+        | (KillStep::Rename, InstallEvent::Step(InstallStep::Rename))
+        | (KillStep::Retire, InstallEvent::Step(InstallStep::Retire)) => true,
+        (KillStep::Extract, InstallEvent::Extracting { .. }) => extracted == 2,
+        _ => false,
+    }
 }
 
 /// Runs the command; the exit code is 0 only when a verified install is in place.
@@ -43,6 +72,7 @@ pub async fn run_install(args: InstallArgs) -> anyhow::Result<bool> {
     let display = Arc::new(Display::new());
     let sink_display = display.clone();
     let pause_at = args.pause_at_file;
+    let pause_at_step = args.pause_at;
     let extracted = Mutex::new(0usize);
     let options = InstallOptions {
         cache_dir: args.cache.clone(),
@@ -54,14 +84,22 @@ pub async fn run_install(args: InstallArgs) -> anyhow::Result<bool> {
         sha256_override: args.sha256.clone(),
         progress: Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
             sink_display.show(event);
-            if let (InstallEvent::Extracting { path }, Some(n)) = (event, pause_at) {
-                let count = extracted.lock().map(|mut c| {
+            let mut count = 0;
+            if let InstallEvent::Extracting { .. } = event {
+                count = extracted.lock().map_or(0, |mut c| {
                     *c += 1;
                     *c
                 });
-                if count.is_ok_and(|c| c == n) {
-                    pause(path);
-                }
+            }
+            if let (InstallEvent::Extracting { path }, Some(n)) = (event, pause_at)
+                && count == n
+            {
+                pause(&format!("before extracting {path}"));
+            }
+            if let Some(step) = pause_at_step
+                && pauses_at(step, event, count)
+            {
+                pause(&format!("at {}", step.as_str()));
             }
         }))),
         ..InstallOptions::default()
@@ -109,10 +147,11 @@ pub async fn run_install(args: InstallArgs) -> anyhow::Result<bool> {
     }
 }
 
-/// Tells the test driving this process that it paused, then waits for stdin to close.
-fn pause(path: &str) {
+/// Tells the test driving this process that it paused (`where`), then waits for stdin
+/// to close.
+fn pause(at: &str) {
     let mut out = std::io::stdout();
-    let _written = writeln!(out, "paused before extracting {path}");
+    let _written = writeln!(out, "paused {at}");
     let _flushed = out.flush();
     let mut line = String::new();
     while std::io::stdin()
@@ -175,6 +214,13 @@ impl Display {
                 format!("retrying the download (attempt {attempt}) after: {reason}")
             }
             InstallEvent::Extracting { path } => format!("extracting {path}"),
+            InstallEvent::Step(step) => match step {
+                InstallStep::Download => "writing the download to the cache".to_owned(),
+                InstallStep::Verify => "checking the archive's digest".to_owned(),
+                InstallStep::Receipt => "writing the receipt".to_owned(),
+                InstallStep::Rename => "publishing the install".to_owned(),
+                InstallStep::Retire => "removing the replaced install".to_owned(),
+            },
             InstallEvent::Installed { repaired } => {
                 if *repaired {
                     "published the repaired install".to_owned()

@@ -1,12 +1,14 @@
 //! Install scenarios, the runner's side: it builds a real ZIP whose server member
 //! launches the fake, serves it with a registry document on loopback HTTP, puts the cache
 //! in the scenario's starting state (a good install then damage, installer processes run
-//! at once, one killed mid-extraction), hands the adapter an *installed* server source,
-//! and afterwards judges the install from outside: archive requests counted on the wire,
-//! the cache compared byte for byte with the archive, nothing planted anywhere.
+//! at once, one killed mid-extraction or at any step), arms the scenario's install fault
+//! (`install_fault`), hands the adapter an *installed* server source, and afterwards
+//! judges the install from outside: archive requests counted on the wire, the cache
+//! compared byte for byte with the archive, nothing planted anywhere.
 
 mod archive_builder;
 mod cache_steps;
+mod install_fault;
 mod judge;
 mod registry_server;
 
@@ -28,7 +30,8 @@ pub use cache_steps::registry_document;
 pub use judge::judge_install;
 pub use registry_server::RegistryServer;
 
-use crate::scenario::{InstallScript, PinKind};
+use crate::scenario::{InstallFault, InstallOutcomeKind, InstallScript, PinKind};
+use install_fault::SwapPlan;
 
 /// A scenario's provisioning: the registry host, the cache and what the adapter did.
 pub struct Provisioning {
@@ -38,6 +41,8 @@ pub struct Provisioning {
     archive: BuiltArchive,
     options: InstallOptions,
     events: Arc<Mutex<Vec<InstallEvent>>>,
+    /// The scenario's install fault.
+    fault: Option<InstallFault>,
     workspace: PathBuf,
     failures: Vec<String>,
 }
@@ -96,6 +101,11 @@ impl Provisioning {
         };
         let events = Arc::new(Mutex::new(Vec::new()));
         let recorder = events.clone();
+        // The swap strikes at the first launch check of the chat that passes (the good
+        // install before the chat reports to no one).
+        let swapper = (script.fault == Some(InstallFault::SwapFileBeforeLaunch))
+            .then(|| SwapPlan::new(&paths.workspace.join("cache"), &archive.members))
+            .transpose()?;
         let options = InstallOptions {
             cache_dir: Some(paths.workspace.join("cache")),
             registry: if script.registry_inline {
@@ -113,21 +123,31 @@ impl Provisioning {
                 if let Ok(mut events) = recorder.lock() {
                     events.push(event.clone());
                 }
+                if let (InstallEvent::Reused, Some(swap)) = (event, &swapper) {
+                    swap.strike();
+                }
             }))),
         };
         let started_empty = script.cache.is_empty()
             && script.concurrent_installers == 0
-            && !script.killed_installer;
+            && !script.killed_installer
+            && install_fault::starts_empty(script.fault);
         let mut provisioning = Self {
             started_empty,
             server,
             archive,
             options,
             events,
+            fault: script.fault,
             workspace: paths.workspace.to_path_buf(),
             failures: Vec::new(),
         };
         provisioning.starting_state(script, paths.program).await?;
+        if let Some(InstallFault::DropConnection { at_byte }) = script.fault {
+            // Every try of the chat's first install: the first and each retry.
+            let tries = usize::try_from(provisioning.options.retries).unwrap_or(0) + 1;
+            provisioning.server.arm_drop(at_byte, tries);
+        }
         Ok(provisioning)
     }
 
@@ -141,13 +161,14 @@ impl Provisioning {
             progress: None,
             ..self.options.clone()
         };
-        if !script.cache.is_empty() {
+        let damage = install_fault::damage_before(script.fault, &script.cache);
+        if !damage.is_empty() || install_fault::needs_good_install(script.fault) {
             let installer = Installer::new(quiet).map_err(|e| e.to_string())?;
             installer
                 .ensure()
                 .await
                 .map_err(|e| format!("the good install before the damage failed: {e}"))?;
-            for step in &script.cache {
+            for step in &damage {
                 cache_steps::apply(step, installer.cache_dir())?;
             }
         }
@@ -162,6 +183,9 @@ impl Provisioning {
         }
         if script.killed_installer {
             cache_steps::run_killed(&command).await?;
+        }
+        if let Some(InstallFault::KillInstaller { at_step }) = script.fault {
+            cache_steps::run_killed_at(&command, at_step).await?;
         }
         Ok(())
     }
@@ -180,15 +204,28 @@ impl Provisioning {
     pub async fn finish(self) -> ProvisionRecord {
         let downloads = self.server.downloads();
         let registry_fetches = self.server.registry_fetches();
-        self.server.stop().await;
         let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
+        let cache_dir = self.workspace.join("cache");
+        let published_after_chat = cache_dir
+            .join(antigravity_acp::install::CURRENT_DIR)
+            .exists();
+        let leftovers_after_chat = judge::leftovers(&cache_dir);
+        // Whatever a fault did, the next launch must leave a verified install.
+        let next_attempt = match self.fault {
+            Some(_) => Some(install_fault::next_attempt(&self.options).await),
+            None => None,
+        };
+        self.server.stop().await;
         ProvisionRecord {
             downloads,
             registry_fetches,
             started_empty: self.started_empty,
+            published_after_chat,
+            leftovers_after_chat,
+            next_attempt,
             events,
             members: self.archive.members,
-            cache_dir: self.workspace.join("cache"),
+            cache_dir,
             workspace: self.workspace,
             failures: self.failures,
         }
@@ -204,6 +241,12 @@ pub struct ProvisionRecord {
     pub registry_fetches: usize,
     /// Whether the chat started from an empty cache.
     pub started_empty: bool,
+    /// Whether an install was published when the chat ended.
+    pub published_after_chat: bool,
+    /// What the cache held besides the lock and `current/` when the chat ended.
+    pub leftovers_after_chat: Vec<String>,
+    /// With an install fault: what the launch after the chat did, or its reason.
+    pub next_attempt: Option<Result<InstallOutcomeKind, String>>,
     /// What the adapter's installer reported during the chat.
     pub events: Vec<InstallEvent>,
     /// The good members of the served archive.

@@ -50,6 +50,80 @@ pub struct InstallScript {
     /// false), so only the archive URL is fetched.
     #[serde(default)]
     pub registry_inline: bool,
+    /// One install fault (what `dsh-sim chaos` adds to an ordinary scenario): the
+    /// connection dropped mid-download, the installer killed at a step, or a file changed
+    /// between the launch check and the launch (default: none).
+    #[serde(default)]
+    pub fault: Option<InstallFault>,
+}
+
+/// One fault in the install, `install.fault: {kind: ..., ...}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InstallFault {
+    /// The registry host sends the archive's Content-Length and its first `at_byte` bytes,
+    /// then drops the connection; so for every try of the chat's first install (the first
+    /// and the installer's two retries); later requests get the whole archive. At or past
+    /// the archive's size the body is whole (no fault).
+    DropConnection {
+        /// Bytes of the archive body sent before the drop.
+        at_byte: u64,
+    },
+    /// A `dsh-sim install` process is paused at `at_step` and killed there, before the
+    /// chat (the cache keeps whatever that step leaves: a `.part`, a `staging-*`, a
+    /// `retired-*`).
+    KillInstaller {
+        /// Where it dies.
+        at_step: KillStep,
+    },
+    /// A good install is made before the chat; right after the chat's first launch check
+    /// passes, the runner changes the installed server member (a harmless extra line, so
+    /// it still launches the fake). The launch runs it as it is; the next launch's check
+    /// must find the change and install again (see scenarios/README.md).
+    SwapFileBeforeLaunch,
+}
+
+/// The installer step at which `kill_installer` strikes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KillStep {
+    /// The download's `.part` was just created.
+    Download,
+    /// The whole archive is downloaded; its digest is not checked yet.
+    Verify,
+    /// Mid-extraction: the first file is written in `staging-*`.
+    Extract,
+    /// Every file is extracted; the receipt is not written yet.
+    Receipt,
+    /// The staged install is complete with its receipt; not yet renamed to `current/`.
+    Rename,
+    /// A repair (a good install is made and damaged first, unless `cache` damages one):
+    /// the new install is published, the replaced one is still in `retired-*`.
+    Retire,
+}
+
+impl KillStep {
+    /// Every step, in the installer's order.
+    pub const ALL: [KillStep; 6] = [
+        KillStep::Download,
+        KillStep::Verify,
+        KillStep::Extract,
+        KillStep::Receipt,
+        KillStep::Rename,
+        KillStep::Retire,
+    ];
+
+    /// The name `dsh-sim install --pause-at` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KillStep::Download => "download",
+            KillStep::Verify => "verify",
+            KillStep::Extract => "extract",
+            KillStep::Receipt => "receipt",
+            KillStep::Rename => "rename",
+            KillStep::Retire => "retire",
+        }
+    }
 }
 
 fn default_true() -> bool {
@@ -183,6 +257,14 @@ pub struct InstallExpectation {
     /// When refused: the installer's reason (`digest_mismatch`, `unsafe_archive`, ...).
     #[serde(default)]
     pub reason: Option<String>,
+    /// Installs during the chat that replaced a broken one (any launch, not only the
+    /// first).
+    #[serde(default)]
+    pub repairs: Option<usize>,
+    /// With an `install.fault`: what the launch after the chat did (`installed`,
+    /// `reused` or `repaired`; it must leave a verified install in any case).
+    #[serde(default)]
+    pub next_attempt: Option<InstallOutcomeKind>,
 }
 
 /// What the chat's first launch did with the install.

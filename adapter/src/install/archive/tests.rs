@@ -372,11 +372,26 @@ fn only_required_members_and_marked_files_are_executable() -> crate::TestResult 
     let mut entries = good();
     entries.push(("README.txt", b"plain", 0o644));
     entries.push(("tool.sh", b"#!/bin/sh\n", 0o700));
-    let (result, _, _dir) = extract(&entries, &ArchiveLimits::default())?;
+    entries.push(("runtime/helper", b"#!/bin/sh\n", 0o700));
+    let (result, _, dir) = extract(&entries, &ArchiveLimits::default())?;
     let files = result?;
     let mode = |name: &str| files.iter().find(|f| f.path == name).map(|f| f.mode);
     assert_eq!(mode("README.txt"), Some(0o644));
     assert_eq!(mode("tool.sh"), Some(0o755));
+    assert_eq!(mode("runtime/helper"), Some(0o755));
+    // What the receipt records is what is on disk: a 0700 sibling arrives 0755.
+    #[cfg(unix)]
+    for (name, expected) in [
+        ("tool.sh", 0o755),
+        ("runtime/helper", 0o755),
+        ("README.txt", 0o644),
+    ] {
+        use std::os::unix::fs::PermissionsExt;
+        let on_disk = std::fs::metadata(dir.path().join("dest").join(name))?
+            .permissions()
+            .mode();
+        assert_eq!(on_disk & 0o777, expected, "{name}");
+    }
     Ok(())
 }
 

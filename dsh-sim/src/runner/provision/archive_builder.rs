@@ -1,5 +1,6 @@
 //! Real ZIP archives for install scenarios: the good one (a server member that launches
-//! the fake, the harness, a sibling runtime file) and the hostile variants. Hostile
+//! the fake, the harness, a sibling runtime file, a sibling stored 0700) and the hostile
+//! variants. Hostile
 //! entries are named `planted-*`, so the runner can prove none was written anywhere.
 
 use std::io::{Cursor, Write};
@@ -16,6 +17,9 @@ pub const SERVER_MEMBER: &str = "agy_acp_server.par";
 pub const HARNESS_MEMBER: &str = "localharness_external";
 /// A sibling runtime file the install must keep.
 pub const SIBLING_MEMBER: &str = "runtime/certs.pem";
+/// A sibling stored with mode 0700, which must arrive 0755 (C66: executable bits are
+/// kept, masked to 0755/0644; neither the owner-only bits nor the file may be lost).
+pub const PRIVATE_EXECUTABLE_MEMBER: &str = "runtime/helper.sh";
 /// The prefix of every hostile entry's name.
 pub const PLANTED_PREFIX: &str = "planted-";
 
@@ -67,6 +71,11 @@ pub fn build(
             b"-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n".to_vec(),
             false,
         ),
+        (
+            PRIVATE_EXECUTABLE_MEMBER.to_owned(),
+            b"#!/bin/sh\n# a runtime helper stored owner-only (0700)\n".to_vec(),
+            true,
+        ),
     ];
     if kind == ArchiveKind::MissingHarness {
         members.retain(|(name, _, _)| name != HARNESS_MEMBER);
@@ -81,8 +90,14 @@ pub fn build(
     };
     zip.add_directory("runtime/", options(true)).map_err(fail)?;
     for (name, content, executable) in &members {
-        zip.start_file(name.as_str(), options(*executable))
-            .map_err(fail)?;
+        let stored = if name == PRIVATE_EXECUTABLE_MEMBER {
+            SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated)
+                .unix_permissions(0o700)
+        } else {
+            options(*executable)
+        };
+        zip.start_file(name.as_str(), stored).map_err(fail)?;
         zip.write_all(content).map_err(io_fail)?;
     }
     let planted = |name: &str| planted_root.join(format!("{PLANTED_PREFIX}{name}"));

@@ -1,5 +1,6 @@
 //! The scenario's starting state: the registry document it serves, the damage done to a
-//! good install, and `dsh-sim install` processes run at once or killed mid-extraction.
+//! good install, and `dsh-sim install` processes run at once or killed mid-extraction or
+//! at any install step.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::scenario::{CacheStep, RegistryKind};
+use crate::scenario::{CacheStep, KillStep, RegistryKind};
 
 /// How long an installer process may take to reach a point the runner waits for.
 const INSTALLER_BOUND: Duration = Duration::from_secs(30);
@@ -109,6 +110,14 @@ pub struct InstallerCommand<'a> {
 
 impl InstallerCommand<'_> {
     fn spawn(&self, pause_at_file: Option<usize>) -> Result<Child, String> {
+        self.spawn_with(pause_at_file, None)
+    }
+
+    fn spawn_with(
+        &self,
+        pause_at_file: Option<usize>,
+        pause_at: Option<KillStep>,
+    ) -> Result<Child, String> {
         let mut command = Command::new(self.program);
         command.arg("install").arg("--registry").arg(&self.registry);
         if let Some(cache) = &self.options.cache_dir {
@@ -122,6 +131,9 @@ impl InstallerCommand<'_> {
         }
         if let Some(n) = pause_at_file {
             command.arg("--pause-at-file").arg(n.to_string());
+        }
+        if let Some(step) = pause_at {
+            command.arg("--pause-at").arg(step.as_str());
         }
         command
             .stdin(Stdio::piped())
@@ -204,6 +216,18 @@ pub async fn run_concurrent(command: &InstallerCommand<'_>, count: usize) -> Vec
 pub async fn run_killed(command: &InstallerCommand<'_>) -> Result<(), String> {
     let mut child = command.spawn(Some(2))?;
     wait_for_line(&mut child, "paused", false).await?;
+    child
+        .kill()
+        .await
+        .map_err(|e| format!("cannot kill the installer: {e}"))
+}
+
+/// Starts an installer, waits until it pauses at `step`, and kills it there.
+pub async fn run_killed_at(command: &InstallerCommand<'_>, step: KillStep) -> Result<(), String> {
+    let mut child = command.spawn_with(None, Some(step))?;
+    wait_for_line(&mut child, "paused", false)
+        .await
+        .map_err(|e| format!("the installer to kill at `{}`: {e}", step.as_str()))?;
     child
         .kill()
         .await

@@ -1,7 +1,8 @@
 //! Judging an install scenario from outside the adapter: archive requests counted by the
 //! registry host, the outcome of the chat's first launch, the cache compared byte for byte
-//! with the served archive, no leftovers, nothing planted anywhere in the workspace, and
-//! every server launched with the harness beside it and the registry's arguments.
+//! with the served archive, no leftovers, nothing planted anywhere in the workspace,
+//! every server launched with the harness beside it and the registry's arguments, and,
+//! after an install fault, a next launch that leaves a verified install.
 
 use std::path::Path;
 
@@ -51,6 +52,19 @@ pub fn judge_install(
                 record.events
             ));
         }
+        if let Some(expected) = expect.repairs {
+            let repairs = record
+                .events
+                .iter()
+                .filter(|e| **e == InstallEvent::Installed { repaired: true })
+                .count();
+            if expected != repairs {
+                failures.push(format!(
+                    "install: expected {expected} repair(s) during the chat, observed {repairs} (events {:?})",
+                    record.events
+                ));
+            }
+        }
         if let Some(reason) = &expect.reason {
             let message = refusal.map(|e| e.message.clone()).unwrap_or_default();
             if !message.contains(&format!("({reason})")) {
@@ -61,15 +75,40 @@ pub fn judge_install(
         }
     }
     failures.extend(planted_files(&record.workspace));
-    failures.extend(leftovers(&record.cache_dir));
-    if outcome != Some(InstallOutcomeKind::Refused) {
-        failures.extend(compare_install(record));
+    failures.extend(record.leftovers_after_chat.iter().cloned());
+    let refused = outcome == Some(InstallOutcomeKind::Refused);
+    if !refused {
         failures.extend(check_launches(record, processes));
-    } else if record.started_empty && record.cache_dir.join(CURRENT_DIR).exists() {
+    } else if record.started_empty && record.published_after_chat {
         failures.push(
             "install: the install was refused, yet an install was published in the cache"
                 .to_owned(),
         );
+    }
+    match &record.next_attempt {
+        Some(Ok(next)) => {
+            if let Some(expected) = expect.and_then(|e| e.next_attempt)
+                && expected != *next
+            {
+                failures.push(format!(
+                    "install: expected the launch after the chat to be {expected:?}, it was {next:?}"
+                ));
+            }
+            let after_chat = &record.leftovers_after_chat;
+            failures.extend(
+                leftovers(&record.cache_dir)
+                    .into_iter()
+                    .filter(|left| !after_chat.contains(left)),
+            );
+            failures.extend(compare_install(record));
+        }
+        Some(Err(reason)) => failures.push(format!(
+            "install: the launch after the fault did not repair the cache ({reason})"
+        )),
+        None if expect.is_some_and(|e| e.next_attempt.is_some()) => failures
+            .push("install: `next_attempt` is judged only with an `install.fault`".to_owned()),
+        None if !refused => failures.extend(compare_install(record)),
+        None => {}
     }
     failures
 }
@@ -120,7 +159,7 @@ fn planted_files(workspace: &Path) -> Vec<String> {
 }
 
 /// Anything in the cache but the lock and the published install.
-fn leftovers(cache: &Path) -> Vec<String> {
+pub(super) fn leftovers(cache: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return Vec::new();
     };

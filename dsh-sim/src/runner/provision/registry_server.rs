@@ -1,10 +1,11 @@
 //! The registry's host, on loopback: serves the registry document and the archive over
 //! plain HTTP (the installer is told `insecure_loopback`), counts the archive requests,
-//! and misbehaves as the scenario asks (404, a stall, a truncated body, a first 503).
+//! and misbehaves as the scenario asks (404, a stall, a truncated body, a first 503, and
+//! the `drop_connection` fault: a body cut at a given byte for a given number of requests).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -29,6 +30,9 @@ struct Served {
     serve: ServeKind,
     downloads: AtomicUsize,
     registry_fetches: AtomicUsize,
+    /// The `drop_connection` fault: archive requests still to cut, and where.
+    drops_left: AtomicUsize,
+    drop_at: AtomicU64,
     stop: CancellationToken,
 }
 
@@ -59,6 +63,8 @@ impl RegistryServer {
             serve,
             downloads: AtomicUsize::new(0),
             registry_fetches: AtomicUsize::new(0),
+            drops_left: AtomicUsize::new(0),
+            drop_at: AtomicU64::new(0),
             stop: CancellationToken::new(),
         });
         let app = Router::new()
@@ -95,6 +101,13 @@ impl RegistryServer {
         self.served.registry_fetches.load(Ordering::SeqCst)
     }
 
+    /// From now on, the next `requests` archive requests get the Content-Length and the
+    /// first `at_byte` bytes of the body, then the connection drops.
+    pub fn arm_drop(&self, at_byte: u64, requests: usize) {
+        self.served.drop_at.store(at_byte, Ordering::SeqCst);
+        self.served.drops_left.store(requests, Ordering::SeqCst);
+    }
+
     /// The registry document it serves.
     pub fn registry_document(&self) -> String {
         self.served.registry.clone()
@@ -126,6 +139,17 @@ async fn archive_file(State(served): State<Arc<Served>>) -> Response {
     let whole = served.archive.clone();
     let half = whole.slice(..whole.len() / 2);
     let length = whole.len().to_string();
+    let dropping = served
+        .drops_left
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if dropping {
+        let at = usize::try_from(served.drop_at.load(Ordering::SeqCst)).unwrap_or(usize::MAX);
+        if at < whole.len() {
+            return cut_body(whole.slice(..at), length);
+        }
+        return whole.into_response();
+    }
     match served.serve {
         ServeKind::Ok => whole.into_response(),
         ServeKind::Flaky if count > 1 => whole.into_response(),
@@ -148,21 +172,23 @@ async fn archive_file(State(served): State<Arc<Served>>) -> Response {
                 .body(Body::from_stream(body))
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
         }
-        ServeKind::Truncated => {
-            // The cut comes after a yield, so the headers and the first half are flushed
-            // to the socket before the connection breaks.
-            let body = futures::stream::iter([Ok::<_, std::io::Error>(half)]).chain(
-                futures::stream::once(async {
-                    tokio::task::yield_now().await;
-                    Err(std::io::Error::other("cut"))
-                }),
-            );
-            Response::builder()
-                .header(header::CONTENT_LENGTH, length)
-                .body(Body::from_stream(body))
-                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-        }
+        ServeKind::Truncated => cut_body(half, length),
     }
+}
+
+/// `sent` under the whole archive's Content-Length, then a broken connection. The cut
+/// comes after a yield, so the headers and `sent` are flushed to the socket first.
+fn cut_body(sent: Bytes, length: String) -> Response {
+    let body = futures::stream::iter([Ok::<_, std::io::Error>(sent)]).chain(futures::stream::once(
+        async {
+            tokio::task::yield_now().await;
+            Err(std::io::Error::other("cut"))
+        },
+    ));
+    Response::builder()
+        .header(header::CONTENT_LENGTH, length)
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
 /// The archive behind `redirect_loopback`'s 302.
