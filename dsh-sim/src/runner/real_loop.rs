@@ -107,6 +107,15 @@ pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::Install
 /// What `scenario` uses that DSH's loop cannot express, unmarked (a failure: the scenario
 /// must say `simulator_only`).
 fn inexpressible(scenario: &Scenario) -> Option<String> {
+    if scenario.install.as_ref().is_some_and(|install| {
+        install.fault == Some(crate::scenario::InstallFault::SwapFileBeforeLaunch)
+    }) {
+        return Some(
+            "`install.fault: swap_file_before_launch` (the swap strikes from the installer's \
+             progress callback in dsh-sim's process; the plugin's installer reports to a file)"
+                .to_owned(),
+        );
+    }
     if scenario.dsh.fault.is_some() {
         return Some(
             "`dsh.fault` (a DSH fault point is the simulator's: DSH's loop has no hook to \
