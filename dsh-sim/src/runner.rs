@@ -568,17 +568,10 @@ async fn execute(
     }
     let bridges = wire::bridge_urls(&processes);
     failures.extend(
-        find_leaks(&processes, &bridges, scratch_root)
+        find_leaks(&processes, &bridges, scratch_root, leak::exit_bound())
             .await
             .into_iter()
             .map(|leak| format!("leak: {leak}")),
-    );
-    failures.extend(
-        processes
-            .iter()
-            .flat_map(|p| p.child_pids.iter())
-            .filter(|pid| leak::process_is_running(**pid))
-            .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
     Execution {
         transcript,
@@ -689,7 +682,7 @@ async fn drive_chat(
             // After every run, not only at disposal: what is alive is idle and healthy,
             // and no finished turn left its session cwd or its scratch dir (C14, C38).
             failures.extend(
-                run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
+                run_checks::leaks_after_run(dir, leak::exit_bound())
                     .await
                     .into_iter()
                     .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),

@@ -58,7 +58,8 @@ pub enum JournalEntry {
         /// The request params.
         params: Value,
     },
-    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`).
+    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`,
+    /// `process.slow_death_ms`).
     ChildSpawned {
         /// The child's pid.
         pid: u32,

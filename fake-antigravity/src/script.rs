@@ -185,6 +185,14 @@ pub struct ProcessScript {
     /// client that does not drain stderr leaves the fake stuck before `initialize`.
     #[serde(default)]
     pub stderr_flood_bytes: u64,
+    /// At start, spawn a helper (`sh`, in a process group of its own, so the adapter's
+    /// group kill does not reach it, holding the fake's stderr open) that exits only this
+    /// many milliseconds after the fake is gone, however the fake ended (SIGKILL
+    /// included): a server slow to die. Its pid is journaled (`ChildSpawned`). Within the
+    /// runner's leak bound (the shutdown grace plus 3 s) it passes; past it, it is a
+    /// survivor the leak check reports. 0 (default): none.
+    #[serde(default)]
+    pub slow_death_ms: u64,
 }
 
 /// What the fake does once a prompt was cancelled, before it answers `cancelled`.
