@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod mcp_version_header;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -214,9 +215,8 @@ pub struct CancelScript {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpClientScript {
-    /// The protocol version announced in `initialize` and then sent in the
-    /// `MCP-Protocol-Version` header of every later request, whatever `initialize`
-    /// negotiated (default `2026-07-28`, what the real harness sends).
+    /// The protocol version announced in `initialize` (default `2026-07-28`, what the
+    /// real harness announces); the header of later requests follows `version_header`.
     #[serde(default = "harness_protocol_version")]
     pub protocol_version: String,
     /// How long a `tools/call` may take before the client gives up on it, in
@@ -232,9 +232,16 @@ pub struct McpClientScript {
     #[serde(default)]
     pub open_get_stream: bool,
     /// Send the version header on `initialize` too (default false: from the first
-    /// request after it, as the MCP spec says and the recordings suggest).
+    /// request after it, as the MCP spec says and the recordings suggest); it names the
+    /// announced version (nothing is negotiated yet), unless `version_header` is `absent`.
     #[serde(default)]
     pub header_on_initialize: bool,
+    /// Which `MCP-Protocol-Version` header the requests after `initialize` carry:
+    /// `negotiated` (default: the version of the server's `initialize` answer, as the MCP
+    /// spec requires), `announced` (`protocol_version`, whatever was negotiated) or
+    /// `absent` (none). docs/antigravity-1.3.0.md §20.
+    #[serde(default)]
+    pub version_header: mcp_version_header::VersionHeader,
 }
 
 impl Default for McpClientScript {
@@ -245,6 +252,7 @@ impl Default for McpClientScript {
             list_tools_every_prompt: false,
             open_get_stream: false,
             header_on_initialize: false,
+            version_header: mcp_version_header::VersionHeader::default(),
         }
     }
 }
