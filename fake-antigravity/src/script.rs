@@ -3,6 +3,7 @@
 
 pub mod file;
 pub mod mcp_version_header;
+pub mod turn_usage;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,11 @@ pub struct Script {
     /// (docs/antigravity-1.3.0.md §21; default `honour`, as 1.3.0).
     #[serde(default)]
     pub disabled_tools: DisabledToolsScript,
+    /// The `usage_update` sent at the end of every answered prompt, after its text and
+    /// before its answer (default: on, as 1.3.0 on a plain text turn; `{enabled: false}`
+    /// turns it off). A turn with a scripted `usage` step sends only those.
+    #[serde(default)]
+    pub turn_usage: turn_usage::TurnUsageScript,
 }
 
 /// What the fake does with the built-in tool names a session disabled
