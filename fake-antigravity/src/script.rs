@@ -2,6 +2,7 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod latency;
 pub mod mcp_version_header;
 pub mod turn_usage;
 
@@ -60,6 +61,13 @@ pub struct Script {
     /// turns it off). A turn with a scripted `usage` step sends only those.
     #[serde(default)]
     pub turn_usage: turn_usage::TurnUsageScript,
+    /// How long the fake waits before it handles a request, per method, in milliseconds
+    /// (`initialize`, `authenticate`, `session_new`, `session_load`, `session_resume`,
+    /// `set_config_option`, `set_mode`, `set_model`, `prompt`; default 0 each). 1.3.0 took
+    /// 4.4–5.3 s for `session/new` and about 2.8 s to select a model
+    /// (docs/antigravity-1.3.0.md §2).
+    #[serde(default)]
+    pub latency_ms: latency::LatencyScript,
 }
 
 /// What the fake does with the built-in tool names a session disabled
