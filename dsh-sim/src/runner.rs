@@ -577,17 +577,10 @@ async fn execute(
     }
     let bridges = wire::bridge_urls(&processes);
     failures.extend(
-        find_leaks(&processes, &bridges, scratch_root)
+        find_leaks(&processes, &bridges, scratch_root, leak::exit_bound())
             .await
             .into_iter()
             .map(|leak| format!("leak: {leak}")),
-    );
-    failures.extend(
-        processes
-            .iter()
-            .flat_map(|p| p.child_pids.iter())
-            .filter(|pid| leak::process_is_running(**pid))
-            .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
     Execution {
         transcript,

@@ -170,3 +170,28 @@ fn any_acp_server_command_runs_the_scenarios_unchanged() {
         .stdout(contains("SKIP  tests/fixtures/any_server/fake_only.yaml"))
         .stdout(contains("\n1 passed, 0 failed\n"));
 }
+
+/// Under `--server`, the process the journal names is the relay's child: the adapter's
+/// group kill ends it with the relay, and its zombie waits for PID 1 to reap it. A server
+/// that ignores SIGTERM and stdin EOF, torn down after `ACP_NATIVE_TOOL_REJECTED`, must be
+/// judged gone (as gemini-cli 0.61 was not: "its last turn did not end cleanly").
+#[test]
+fn a_stubborn_command_server_torn_down_after_a_rejected_tool_is_no_leak() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/server_scripts/stubborn_native.yaml");
+    let server = format!(
+        "{} fake-server --script {}",
+        env!("CARGO_BIN_EXE_dsh-sim"),
+        script.display()
+    );
+    let artifacts = tempfile::tempdir().unwrap();
+    cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--server", &server, "--allow-read"])
+        .arg(&script)
+        .arg("--artifacts")
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server_slow_death")
+        .assert()
+        .code(0)
+        .stdout(contains("\n1 passed, 0 failed\n"));
+}

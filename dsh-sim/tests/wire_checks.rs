@@ -268,6 +268,9 @@ fn no_servers_is_told_apart_from_a_bridge() {
     assert_eq!(check_wire(Some(&expect), &facts, Path::new("/x")).len(), 1);
 }
 
+/// A short bound for the leak checks of this file (the runner's is seconds long).
+const BRIEF: std::time::Duration = std::time::Duration::from_millis(100);
+
 #[tokio::test]
 async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories() {
     assert!(process_is_live(std::process::id()));
@@ -280,22 +283,36 @@ async fn the_leak_check_sees_live_processes_open_ports_and_leftover_directories(
     let mut facts = extract(&journal(REDACTED, allow()));
     facts[0].pid = Some(std::process::id());
     facts[0].cwd = Some(leftover.display().to_string());
-    let leaks = find_leaks(&facts, std::slice::from_ref(&open_url), scratch.path())
-        .await
-        .join("\n");
-    assert!(leaks.contains("is still running"), "{leaks}");
+    let leaks = find_leaks(
+        &facts,
+        std::slice::from_ref(&open_url),
+        scratch.path(),
+        BRIEF,
+    )
+    .await
+    .join("\n");
+    assert!(
+        leaks.contains("is still running 0.1 s after the leak check began"),
+        "{leaks}"
+    );
     assert!(leaks.contains("still exists"), "{leaks}");
     assert!(leaks.contains("still accepts connections"), "{leaks}");
     assert!(leaks.contains("still holds"), "{leaks}");
     drop(listener);
     std::fs::remove_dir(&leftover).unwrap();
     facts[0].pid = Some(999_999_999);
-    let leaks = find_leaks(&facts, std::slice::from_ref(&open_url), scratch.path()).await;
+    let leaks = find_leaks(
+        &facts,
+        std::slice::from_ref(&open_url),
+        scratch.path(),
+        BRIEF,
+    )
+    .await;
     assert!(leaks.is_empty(), "{leaks:?}");
     assert_eq!(bridge_urls(&facts), ["http://127.0.0.1:9/mcp"]);
     // A journal without its start record cannot pass as "its process is gone".
     facts[0].pid = None;
-    let leaks = find_leaks(&facts, &[open_url], scratch.path())
+    let leaks = find_leaks(&facts, &[open_url], scratch.path(), BRIEF)
         .await
         .join("\n");
     assert!(leaks.contains("has no start record"), "{leaks}");

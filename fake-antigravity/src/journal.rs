@@ -62,7 +62,8 @@ pub enum JournalEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rpc_id: Option<u64>,
     },
-    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`).
+    /// The fake spawned a child process that outlives it (`process.spawn_lingering_child`,
+    /// `process.slow_death_ms`).
     ChildSpawned {
         /// The child's pid.
         pid: u32,

@@ -2,12 +2,13 @@
 //! build a tokio runtime, serve ACP on stdio until stdin closes (exit 0) or SIGTERM /
 //! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last. The script's
 //! `process` switches delay the start, ignore SIGTERM, linger after stdin closes (until
-//! killed), or leave a child process behind.
+//! killed), leave a child process behind, or leave a helper that dies late.
 
 pub mod cli;
 pub mod glog;
 pub mod queued_bytes;
 pub mod serve;
+pub mod slow_death;
 pub mod stdio_pipes;
 pub mod stdout_lines;
 pub mod version_override;
@@ -186,6 +187,9 @@ async fn run(
     let behaviour = script.process;
     if behaviour.spawn_lingering_child {
         spawn_lingering_child(journal.as_deref(), log);
+    }
+    if behaviour.slow_death_ms > 0 {
+        slow_death::spawn_slow_death_helper(behaviour.slow_death_ms, journal.as_deref(), log);
     }
     if behaviour.stderr_flood_bytes > 0 {
         flood_stderr(behaviour.stderr_flood_bytes);

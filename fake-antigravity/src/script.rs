@@ -2,8 +2,11 @@
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
 pub mod file;
+pub mod latency;
 pub mod mcp_faults;
+pub mod mcp_version_header;
 pub mod session_close;
+pub mod turn_usage;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -59,6 +62,18 @@ pub struct Script {
     /// answers one.
     #[serde(default)]
     pub session_close: session_close::SessionCloseScript,
+    /// The `usage_update` sent at the end of every answered prompt, after its text and
+    /// before its answer (default: on, as 1.3.0 on a plain text turn; `{enabled: false}`
+    /// turns it off). A turn with a scripted `usage` step sends only those.
+    #[serde(default)]
+    pub turn_usage: turn_usage::TurnUsageScript,
+    /// How long the fake waits before it handles a request, per method, in milliseconds
+    /// (`initialize`, `authenticate`, `session_new`, `session_load`, `session_resume`,
+    /// `set_config_option`, `set_mode`, `set_model`, `prompt`; default 0 each). 1.3.0 took
+    /// 4.4–5.3 s for `session/new` and about 2.8 s to select a model
+    /// (docs/antigravity-1.3.0.md §2).
+    #[serde(default)]
+    pub latency_ms: latency::LatencyScript,
 }
 
 /// What the fake does with the built-in tool names a session disabled
@@ -191,6 +206,14 @@ pub struct ProcessScript {
     /// client that does not drain stderr leaves the fake stuck before `initialize`.
     #[serde(default)]
     pub stderr_flood_bytes: u64,
+    /// At start, spawn a helper (`sh`, in a process group of its own, so the adapter's
+    /// group kill does not reach it, holding the fake's stderr open) that exits only this
+    /// many milliseconds after the fake is gone, however the fake ended (SIGKILL
+    /// included): a server slow to die. Its pid is journaled (`ChildSpawned`). Within the
+    /// runner's leak bound (the shutdown grace plus 3 s) it passes; past it, it is a
+    /// survivor the leak check reports. 0 (default): none.
+    #[serde(default)]
+    pub slow_death_ms: u64,
 }
 
 /// What the fake does once a prompt was cancelled, before it answers `cancelled`.
@@ -212,9 +235,8 @@ pub struct CancelScript {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpClientScript {
-    /// The protocol version announced in `initialize` and then sent in the
-    /// `MCP-Protocol-Version` header of every later request, whatever `initialize`
-    /// negotiated (default `2026-07-28`, what the real harness sends).
+    /// The protocol version announced in `initialize` (default `2026-07-28`, what the
+    /// real harness announces); the header of later requests follows `version_header`.
     #[serde(default = "harness_protocol_version")]
     pub protocol_version: String,
     /// How long a `tools/call` may take before the client gives up on it, in
@@ -230,13 +252,20 @@ pub struct McpClientScript {
     #[serde(default)]
     pub open_get_stream: bool,
     /// Send the version header on `initialize` too (default false: from the first
-    /// request after it, as the MCP spec says and the recordings suggest).
+    /// request after it, as the MCP spec says and the recordings suggest); it names the
+    /// announced version (nothing is negotiated yet), unless `version_header` is `absent`.
     #[serde(default)]
     pub header_on_initialize: bool,
     /// One fault of the client at one `tools/call` (`{kind, call}`; see
     /// [`mcp_faults::McpFaultKind`]); default none, every call is made normally.
     #[serde(default)]
     pub fault: Option<mcp_faults::McpFault>,
+    /// Which `MCP-Protocol-Version` header the requests after `initialize` carry:
+    /// `negotiated` (default: the version of the server's `initialize` answer, as the MCP
+    /// spec requires), `announced` (`protocol_version`, whatever was negotiated) or
+    /// `absent` (none). docs/antigravity-1.3.0.md §20.
+    #[serde(default)]
+    pub version_header: mcp_version_header::VersionHeader,
 }
 
 impl Default for McpClientScript {
@@ -248,6 +277,7 @@ impl Default for McpClientScript {
             open_get_stream: false,
             header_on_initialize: false,
             fault: None,
+            version_header: mcp_version_header::VersionHeader::default(),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! A prompt turn and its scripted steps: the turn's shared context ([`context`]), the
 //! prompt handler that picks and runs a turn ([`prompt_turn`], [`turn_select`]), and
 //! one file per kind of step (host calls, parallel groups, server-owned tools and
-//! questions, native actions, permission requests, result expectations). Steps import
+//! questions, native actions, permission requests, result expectations) and the
+//! end-of-turn `usage_update` ([`turn_usage`]). Steps import
 //! the context, never the prompt handler.
 
 pub mod client_request_step;
@@ -15,3 +16,4 @@ pub mod server_owned_steps;
 pub mod stream_step;
 pub mod tool_call_step;
 pub mod turn_select;
+pub mod turn_usage;

@@ -80,12 +80,17 @@ async fn initialize_session_new_and_echo_follow_the_1_3_0_wire() {
             "gemini-3.8-flash-medium",
             "gemini-3.8-flash-low",
             "gemini-3.7-flash-high",
+            "gemini-3.7-flash-medium",
+            "gemini-3.7-flash-low",
+            "gemini-3.6-flash-high",
+            "gemini-3.6-flash-medium",
+            "gemini-3.6-flash-low",
             "gemini-pro-agent",
             "gemini-3.1-pro-low"
         ]
     );
     assert_eq!(
-        models[4],
+        models[9],
         json!({"modelId": "gemini-pro-agent", "name": "Gemini 3.1 Pro (High)", "description": "gemini-pro-agent"})
     );
     let options = opened["configOptions"].as_array().unwrap();

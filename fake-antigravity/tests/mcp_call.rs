@@ -123,13 +123,14 @@ async fn scripted_call_goes_through_permission_and_a_real_mcp_server() {
     assert_eq!(calls[0].tool, "echo_text");
     assert_eq!(calls[0].arguments, json!({"text": "PROBE-9"}));
     assert_eq!(calls[0].authorization.as_deref(), Some("Bearer t0k-secret"));
-    // As the 1.3.0 harness: no version header on `initialize`, then its own version on
-    // every later request, whatever `initialize` negotiated.
+    // By default (`mcp_client.version_header: negotiated`): no version header on
+    // `initialize`, which announces 2026-07-28, then the version `initialize` negotiated
+    // on every later request, as the MCP spec requires (docs/antigravity-1.3.0.md §20).
     let seen = server.seen();
     let versions: Vec<&str> = seen.iter().map(|(_, version)| version.as_str()).collect();
     assert_eq!(
         versions,
-        ["-", "2026-07-28", "2026-07-28", "2026-07-28"],
+        ["-", "2025-11-25", "2025-11-25", "2025-11-25"],
         "{seen:?}"
     );
 

@@ -1,9 +1,12 @@
 //! The bridge's HTTP guard: before rmcp sees a request, it must be a POST with the turn's
 //! bearer token, the bridge's own `Host`, no browser `Origin`, and a well-formed
-//! `MCP-Protocol-Version` if any. A well-formed version newer than the bridge serves (the
-//! 1.3.0 harness sends `2026-07-28` on every request) is rewritten to the newest it serves,
-//! the version `initialize` negotiated, so rmcp answers instead of refusing with 400 (on
-//! an `initialize` itself the header is dropped: rmcp negotiates from the body).
+//! `MCP-Protocol-Version` if any. A well-formed version newer than the bridge serves is
+//! rewritten to the newest it serves, the version `initialize` negotiated, so rmcp answers
+//! instead of refusing with 400 (on an `initialize` itself the header is dropped: rmcp
+//! negotiates from the body). This is tolerance, not what 1.3.0 is known to send: its
+//! harness announces `2026-07-28`, but its tool rounds work through an MCP SDK 1.29 server
+//! that answers 400 to an unsupported header, so it sends the negotiated version (as the
+//! MCP spec requires) or none (docs/antigravity-1.3.0.md §20).
 
 mod protocol_version;
 #[cfg(test)]

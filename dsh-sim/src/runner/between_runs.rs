@@ -79,7 +79,7 @@ pub(crate) async fn checks_after_run(
     // After every run, not only at disposal: what is alive is idle and healthy,
     // and no finished turn left its session cwd or its scratch dir (C14, C38).
     failures.extend(
-        run_checks::leaks_after_run(dir, run_checks::SETTLE_BOUND)
+        run_checks::leaks_after_run(dir, leak::exit_bound())
             .await
             .into_iter()
             .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),

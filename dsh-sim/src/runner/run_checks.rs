@@ -3,8 +3,10 @@
 //! (no prompt left unanswered, its last prompt not cancelled or failed, which would have
 //! disposed it), a process the adapter disposed (it closed the connection) left no scratch
 //! cwd, and no session `cwd` of a prompted (finished) session may remain. A
-//! turn that ended uncleanly is torn down after DSH holds its terminal part, so the check
-//! waits for that, with a bound. Also: waiting, with a bound, for processes to exit.
+//! turn that ended uncleanly is torn down after DSH holds its terminal part (the server's
+//! shutdown grace, then its group killed), so the check waits for that, bounded by
+//! [`crate::runner::leak::exit_bound`], counts a zombie as gone, and says how long it
+//! waited. Also: waiting, with a bound, for processes to exit.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -13,10 +15,10 @@ use std::time::{Duration, Instant};
 use fake_antigravity::journal::JournalEntry;
 use serde_json::Value;
 
-use crate::runner::leak::process_is_live;
+use crate::runner::leak::{process_is_running, seconds};
 
-/// How long a turn that ended uncleanly may take to be torn down after DSH holds its
-/// terminal part.
+/// How long a turn that ended uncleanly may take to close its bridge after DSH holds its
+/// terminal part (its process gets [`crate::runner::leak::exit_bound`]).
 pub const SETTLE_BOUND: Duration = Duration::from_secs(3);
 
 /// How often a bounded wait looks at the journal again.
@@ -108,7 +110,7 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
     let mut leaks = Vec::new();
     for (index, entries) in journal.iter().enumerate() {
         let facts = session_facts(entries);
-        let live = !facts.exited && facts.pid.is_some_and(process_is_live);
+        let live = !facts.exited && facts.pid.is_some_and(process_is_running);
         if live && facts.open_prompts > 0 {
             leaks.push(format!(
                 "server process {} is alive with {} prompt(s) unanswered",
@@ -118,8 +120,10 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
         }
         if live && matches!(facts.last_prompt, Some("cancelled" | "error")) {
             leaks.push(format!(
-                "server process {} is alive although its last turn did not end cleanly",
-                index + 1
+                "server process {} (pid {}) is alive although its last turn did not end \
+                 cleanly",
+                index + 1,
+                facts.pid.unwrap_or_default()
             ));
         }
         // A process the adapter disposed (it closed the connection, and the process exited)
@@ -141,13 +145,21 @@ fn leaks_now(journal_dir: &Path) -> Vec<String> {
     leaks
 }
 
-/// The per-run leaks left once `bound` passed (none as soon as there are none).
+/// The per-run leaks left once `bound` passed (none as soon as there are none), each
+/// saying how long it was waited on.
 pub async fn leaks_after_run(journal_dir: &Path, bound: Duration) -> Vec<String> {
     let started = Instant::now();
     loop {
         let leaks = leaks_now(journal_dir);
-        if leaks.is_empty() || started.elapsed() >= bound {
+        let waited = started.elapsed();
+        if leaks.is_empty() {
             return leaks;
+        }
+        if waited >= bound {
+            return leaks
+                .into_iter()
+                .map(|leak| format!("{leak} (still so after {} of waiting)", seconds(waited)))
+                .collect();
         }
         tokio::time::sleep(POLL).await;
     }

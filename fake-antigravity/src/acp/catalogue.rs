@@ -20,12 +20,22 @@ pub const BUILD_LABEL: &str = "agy_acp_server_1.3.0";
 /// The model current in a new session when the script names none.
 pub const DEFAULT_MODEL: &str = "gemini-3.8-flash-high";
 
-/// The 1.3.0 free-tier catalogue: `(id, display name)`, in the recorded order.
+/// The default catalogue: `(id, display name)`, in the recorded order
+/// (docs/antigravity-1.3.0.md §6). The six of the 1.3.0 free tier (live, TL), plus the
+/// 3.7 and 3.6 variants the TypeScript DSH plugin's 1.3.0 probe saw but did not spell
+/// out (live, PROBE), with the ids and names RC01 listed verbatim (wire, PAB's
+/// `docs/ACP-PROTOCOL-REFERENCE.md`): `gemini-3.7-flash-medium`, `-low`,
+/// `gemini-3.6-flash-high`, `-medium`, `-low`. Eleven in all, in RC01's order.
 pub const FREE_TIER_MODELS: &[(&str, &str)] = &[
     ("gemini-3.8-flash-high", "Gemini 3.8 Flash (High)"),
     ("gemini-3.8-flash-medium", "Gemini 3.8 Flash (Medium)"),
     ("gemini-3.8-flash-low", "Gemini 3.8 Flash (Low)"),
     ("gemini-3.7-flash-high", "Gemini 3.7 Flash (High)"),
+    ("gemini-3.7-flash-medium", "Gemini 3.7 Flash (Medium)"),
+    ("gemini-3.7-flash-low", "Gemini 3.7 Flash (Low)"),
+    ("gemini-3.6-flash-high", "Gemini 3.6 Flash (High)"),
+    ("gemini-3.6-flash-medium", "Gemini 3.6 Flash (Medium)"),
+    ("gemini-3.6-flash-low", "Gemini 3.6 Flash (Low)"),
     ("gemini-pro-agent", "Gemini 3.1 Pro (High)"),
     ("gemini-3.1-pro-low", "Gemini 3.1 Pro (Low)"),
 ];

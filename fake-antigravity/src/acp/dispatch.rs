@@ -41,7 +41,17 @@ pub async fn serve_connection(
             async move |request: UntypedMessage,
                         responder: Responder<Value>,
                         cx: ConnectionTo<Client>| {
-                handle_request(for_requests.clone(), request, responder, cx)
+                let agent = for_requests.clone();
+                let latency = agent.script.latency_ms.before(&request.method);
+                if latency.is_zero() {
+                    return handle_request(agent, request, responder, cx);
+                }
+                // `latency_ms`: wait off the dispatch loop, which keeps reading.
+                let task_cx = cx.clone();
+                cx.spawn(async move {
+                    tokio::time::sleep(latency).await;
+                    handle_request(agent, request, responder, task_cx)
+                })
             },
             on_receive_request!(),
         )

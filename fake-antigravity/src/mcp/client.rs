@@ -5,10 +5,12 @@
 //! `McpResponse`).
 //!
 //! Like the real harness (docs/antigravity-1.3.0.md §20) it announces its own protocol version
-//! (`mcp_client.protocol_version`, default `2026-07-28`) in `initialize` and keeps sending
-//! that version in the `MCP-Protocol-Version` header of every later request, whatever
-//! `initialize` negotiated. It is written on plain HTTP (not rmcp's client, which always
-//! sends the negotiated version) for that reason.
+//! (`mcp_client.protocol_version`, default `2026-07-28`) in `initialize`; the
+//! `MCP-Protocol-Version` header of every later request follows
+//! `mcp_client.version_header` (`script/mcp_version_header.rs`: by default the negotiated
+//! version, as the MCP spec requires; or the announced one; or none). It is written on
+//! plain HTTP (not rmcp's client, which always sends the negotiated version) so that the
+//! other two can be played.
 //!
 //! Connections are cached per session and server; the tool list is cached per connection
 //! and fetched again when a wanted tool is not in it (or at every prompt, when the script
@@ -30,6 +32,7 @@ use crate::script::McpClientScript;
 use crate::script::mcp_faults::McpFault;
 
 use super::faults;
+use crate::script::mcp_version_header::VersionHeader;
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How long the fake waits for `initialize`, `tools/list` or a notification.
@@ -133,8 +136,8 @@ struct HttpRpc {
     http: reqwest::Client,
     url: String,
     headers: Vec<(HeaderName, HeaderValue)>,
-    /// The version announced in `initialize` and sent in every later header.
-    version: HeaderValue,
+    /// The `MCP-Protocol-Version` header of versioned requests (`None`: none is sent).
+    version: std::sync::Mutex<Option<HeaderValue>>,
     session_id: std::sync::Mutex<Option<HeaderValue>>,
     next_id: AtomicU64,
 }
@@ -148,8 +151,9 @@ impl HttpRpc {
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if versioned {
-            request = request.header("mcp-protocol-version", self.version.clone());
+        let version = self.version.lock().ok().and_then(|v| v.clone());
+        if let (true, Some(version)) = (versioned, version) {
+            request = request.header("mcp-protocol-version", version);
         }
         let session = self.session_id.lock().ok().and_then(|s| s.clone());
         if let Some(session) = session {
@@ -274,8 +278,10 @@ impl McpConnection {
                 .map_err(|_| McpClientError::BadHeader(header.name.clone()))?;
             headers.push((name, value));
         }
-        let version = HeaderValue::from_str(&settings.protocol_version)
+        let announced = HeaderValue::from_str(&settings.protocol_version)
             .map_err(|_| McpClientError::BadHeader("MCP-Protocol-Version".into()))?;
+        // Until `initialize` is answered, only `header_on_initialize` reads this.
+        let version = (settings.version_header != VersionHeader::Absent).then_some(announced);
         let http = reqwest::Client::builder()
             .no_proxy()
             .pool_max_idle_per_host(0)
@@ -287,7 +293,7 @@ impl McpConnection {
                 http,
                 url: server.url.clone(),
                 headers,
-                version,
+                version: std::sync::Mutex::new(version),
                 session_id: std::sync::Mutex::new(None),
                 next_id: AtomicU64::new(0),
             },
@@ -307,8 +313,15 @@ impl McpConnection {
             "clientInfo": {"name": AGENT_NAME, "version": AGENT_VERSION},
         });
         let versioned = settings.header_on_initialize;
-        self.exchange("initialize", params, versioned, HANDSHAKE_TIMEOUT)
+        let answer = self
+            .exchange("initialize", params, versioned, HANDSHAKE_TIMEOUT)
             .await?;
+        let header = settings
+            .version_header
+            .after_initialize(&settings.protocol_version, &answer);
+        if let Ok(mut slot) = self.rpc.version.lock() {
+            *slot = header;
+        }
         self.expect_status(
             "notifications/initialized",
             &[202],
@@ -417,10 +430,10 @@ impl McpConnection {
     /// a `tools/call` carries, `ids` fresh JSON-RPC ids, and the journal.
     fn fault_target(&self, ids: u64) -> faults::Target {
         let mut headers = self.rpc.headers.clone();
-        headers.push((
-            HeaderName::from_static("mcp-protocol-version"),
-            self.rpc.version.clone(),
-        ));
+        // The same version header as every other versioned request (none when absent).
+        if let Some(version) = self.rpc.version.lock().ok().and_then(|v| v.clone()) {
+            headers.push((HeaderName::from_static("mcp-protocol-version"), version));
+        }
         if let Some(session) = self.rpc.session_id.lock().ok().and_then(|s| s.clone()) {
             headers.push((HeaderName::from_static("mcp-session-id"), session));
         }

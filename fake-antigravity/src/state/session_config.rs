@@ -177,11 +177,11 @@ mod tests {
         );
         assert_eq!(body["configOptions"][1]["id"], "mode");
         assert_eq!(
-            body["models"]["availableModels"][4]["name"],
+            body["models"]["availableModels"][9]["name"],
             "Gemini 3.1 Pro (High)"
         );
         assert_eq!(
-            body["models"]["availableModels"][4]["description"],
+            body["models"]["availableModels"][9]["description"],
             "gemini-pro-agent"
         );
     }

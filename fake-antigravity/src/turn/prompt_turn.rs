@@ -26,6 +26,7 @@ use crate::turn::server_owned_steps::{StepFlow, run_foreign_call, run_native, ru
 use crate::turn::stream_step::run_stream;
 use crate::turn::tool_call_step::{CallEnd, run_call};
 use crate::turn::turn_select::{TurnChoice, choose_turn};
+use crate::turn::turn_usage::send_turn_usage;
 
 /// The text the fake answers when the script has turns but none matches.
 pub const UNMATCHED_REPLY: &str = "fake-antigravity: no scripted turn matches this prompt.";
@@ -82,6 +83,9 @@ pub async fn run_prompt(
     } else {
         answer.ok()
     };
+    if stop_reason.is_some_and(|stop| stop != "cancelled") {
+        let _connection_gone = send_turn_usage(&agent.script, &cx, session_id, &text, &agent_text);
+    }
     agent.sessions.end_prompt(
         session_id,
         &prompt,

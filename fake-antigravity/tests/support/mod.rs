@@ -154,11 +154,16 @@ impl FakeSession {
             .expect("notification channel open")
     }
 
-    /// The next `session/update`'s `update` object.
+    /// The next `session/update`'s `update` object, past the end-of-turn `usage_update`
+    /// the fake sends by default (`turn_usage`; `tests/turn_usage.rs` reads it).
     pub async fn next_update(&mut self) -> Value {
-        let (method, params) = self.next_notification().await;
-        assert_eq!(method, "session/update", "unexpected notification {params}");
-        params["update"].clone()
+        loop {
+            let (method, params) = self.next_notification().await;
+            assert_eq!(method, "session/update", "unexpected notification {params}");
+            if params["update"]["sessionUpdate"] != "usage_update" {
+                return params["update"].clone();
+            }
+        }
     }
 
     /// The next request from the fake (bounded wait).

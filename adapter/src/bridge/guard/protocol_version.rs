@@ -1,7 +1,8 @@
 //! The `MCP-Protocol-Version` header as the guard reads it: absent, a version the bridge
-//! serves, a well-formed newer one (the 1.3.0 harness announces `2026-07-28` and keeps
-//! sending it after `initialize` negotiated down), or malformed; and how a request with
-//! a newer one is settled before rmcp sees it.
+//! serves, a well-formed newer one (a client that keeps sending the `2026-07-28` the
+//! 1.3.0 harness announces, after `initialize` negotiated down; 1.3.0 itself sends the
+//! negotiated version or none, docs/antigravity-1.3.0.md §20), or malformed; and how a
+//! request with a newer one is settled before rmcp sees it.
 
 use axum::body::Body;
 use axum::extract::Request;

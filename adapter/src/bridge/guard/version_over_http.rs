@@ -1,6 +1,8 @@
-//! The protocol-version rule over real loopback HTTP, the way the 1.3.0 harness talks:
-//! `initialize` announcing `2026-07-28`, then every request carrying that version in its
-//! `MCP-Protocol-Version` header; plus the other things a real client may do (the
+//! The protocol-version rule over real loopback HTTP, the way a client that keeps its
+//! announced version talks (once inferred for the 1.3.0 harness, which in fact sends the
+//! negotiated version or none: docs/antigravity-1.3.0.md §20): `initialize` announcing
+//! `2026-07-28`, then every request carrying that version in its `MCP-Protocol-Version`
+//! header; plus the other things a real client may do (the
 //! `notifications/initialized` notification, a GET for a server stream).
 
 use std::sync::Arc;
