@@ -680,6 +680,9 @@ async fn drive_chat(
         }
     })
     .await;
+    if let Some(unstruck) = faults.never_struck() {
+        failures.push(unstruck);
+    }
     if let Some(expected) = &scenario.expect.models_listed {
         match adapter.list_models(&provider).await {
             Ok(models) => {

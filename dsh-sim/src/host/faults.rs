@@ -79,6 +79,15 @@ impl FaultPlan {
         !self.fired.swap(true, Ordering::SeqCst)
     }
 
+    /// Why the run proves nothing about its fault, if the planned fault never struck (a
+    /// chunk index past the chat's last chunk, a round too small to bend): a scenario
+    /// whose fault does not strike would pass without testing it.
+    pub fn never_struck(&self) -> Option<String> {
+        let fault = self.fault?;
+        (!self.fired.load(Ordering::SeqCst))
+            .then(|| format!("the planned dsh.fault {fault:?} never struck during the chat"))
+    }
+
     /// Whether the fault ends a turn by itself, so the runner gives the adapter a moment
     /// to close the turn's bridge after the run (a dropped stream).
     pub fn drops_streams(&self) -> bool {

@@ -165,7 +165,10 @@ pub async fn leaks_after_run(journal_dir: &Path, bound: Duration) -> Vec<String>
     }
 }
 
-/// Waits until `count` server processes journaled their exit; `Err` after `bound`.
+/// Waits until `count` server processes journaled their exit and are really gone (a
+/// zombie counts: the adapter's next look at it sees it exited; the journal's record is
+/// written just before the process ends, so it alone would race the adapter's checkout);
+/// `Err` after `bound`.
 pub async fn await_exits(journal_dir: &Path, count: usize, bound: Duration) -> Result<(), String> {
     let started = Instant::now();
     loop {
@@ -174,9 +177,14 @@ pub async fn await_exits(journal_dir: &Path, count: usize, bound: Duration) -> R
                 journal
                     .iter()
                     .filter(|entries| {
-                        entries
+                        let journaled = entries
                             .iter()
-                            .any(|e| matches!(e, JournalEntry::Exited { .. }))
+                            .any(|e| matches!(e, JournalEntry::Exited { .. }));
+                        let gone = entries.iter().all(|e| match e {
+                            JournalEntry::Started { pid, .. } => !process_is_running(*pid),
+                            _ => true,
+                        });
+                        journaled && gone
                     })
                     .count()
             })
