@@ -151,6 +151,17 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
             differ.push(name.to_owned());
         }
     };
+    check("provider", back.provider == config.provider);
+    // Without it the runner's scratch and leak checks would watch an empty directory.
+    check("scratch_root", back.scratch_root == config.scratch_root);
+    check("models", back.models == config.models);
+    // A server command must arrive exactly; an installed server's options travel in the
+    // test overrides, which are not compared here.
+    if let (ServerSource::Command(sent), ServerSource::Command(read)) =
+        (&config.server, &back.server)
+    {
+        check("server", sent == read);
+    }
     check(
         "shutdown_grace",
         back.shutdown_grace == config.shutdown_grace,
