@@ -559,7 +559,9 @@ async fn execute(
         if let Some(expect) = expect.as_mut()
             && (expect.mcp_tool_calls.take().is_some()
                 | expect.mcp_tool_results.take().is_some()
-                | expect.mcp_exchanges.take().is_some())
+                | expect.mcp_exchanges.take().is_some()
+                | expect.mcp_tools_listed.take().is_some()
+                | expect.mcp_tool_results_any_order.take().is_some())
         {
             notes.push(
                 "MCP wire checks skipped (the client-side journal sees ACP frames only)".to_owned(),

@@ -452,6 +452,11 @@ pub struct WireExpectations {
     /// `notifications/initialized`, `GET` for a server stream, `tools/list`, `tools/call`).
     #[serde(default)]
     pub mcp_exchanges: Option<Vec<String>>,
+    /// The tool names of every successful MCP `tools/list` answer, over all processes in
+    /// order (one list per answer), e.g. `[[read_file], [write_file]]`: what each bridge
+    /// offered.
+    #[serde(default)]
+    pub mcp_tools_listed: Option<Vec<Vec<String>>>,
     /// Whether every server ran in a directory under the adapter's scratch root.
     #[serde(default)]
     pub private_cwd: Option<bool>,

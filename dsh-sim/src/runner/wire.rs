@@ -194,6 +194,27 @@ pub fn check_wire(
             &all(|p| &p.mcp_exchanges),
         );
     }
+    if let Some(expected) = &expect.mcp_tools_listed {
+        let listed: Vec<Vec<String>> = processes
+            .iter()
+            .flat_map(|p| p.mcp_tools_listed.iter().cloned())
+            .collect();
+        // A bridge exports `name` or `name_<12 hex>` (a schema-qualified name).
+        let same = listed.len() == expected.len()
+            && listed.iter().zip(expected).all(|(names, tools)| {
+                names.len() == tools.len()
+                    && names
+                        .iter()
+                        .zip(tools)
+                        .all(|(name, tool)| is_exported_name_of(name, tool))
+            });
+        if !same {
+            failures.push(format!(
+                "wire: MCP tools/list answers' tool names: expected {expected:?}, observed \
+                 {listed:?}"
+            ));
+        }
+    }
     if let Some(expected) = expect.client_capabilities {
         for caps in processes.iter().flat_map(|p| p.client_capabilities.iter()) {
             check_capabilities(expected, caps, &mut failures);

@@ -56,6 +56,8 @@ pub struct ProcessFacts {
     /// Every MCP exchange the server had with a host MCP server, in order, as
     /// `<method> ok` or `<method> failed` (`GET` for a server stream).
     pub mcp_exchanges: Vec<String>,
+    /// The tool names of each successful `tools/list` answer, in order.
+    pub mcp_tools_listed: Vec<Vec<String>>,
     /// Script expectations that failed, prompts no turn matched, and an `initialize`
     /// that asked for an ACP version other than 1, as sentences.
     pub script_failures: Vec<String>,
@@ -135,6 +137,9 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                     facts
                         .mcp_call_results
                         .push((called_tool(params.as_ref()), result_text(result)));
+                }
+                if let (true, Some(result)) = (method == "tools/list", result) {
+                    facts.mcp_tools_listed.push(listed_tool_names(result));
                 }
                 let outcome = if result.is_some() { "ok" } else { "failed" };
                 facts.mcp_exchanges.push(format!("{method} {outcome}"));
@@ -305,6 +310,21 @@ fn result_text(result: &Value) -> String {
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect::<Vec<_>>()
                 .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The `name` of every tool in a `tools/list` result, in its order.
+fn listed_tool_names(result: &Value) -> Vec<String> {
+    result
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect()
         })
         .unwrap_or_default()
 }
