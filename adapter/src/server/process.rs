@@ -216,6 +216,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
             digest: None,
+            repairs: 0,
             confinement: crate::server::confine::ConfinementPlan::off(),
         }
     }
@@ -322,6 +323,7 @@ mod tests {
             ],
             env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
             digest: None,
+            repairs: 0,
             confinement: crate::server::confine::ConfinementPlan::off(),
         };
         let (process, pipes) = ManagedProcess::spawn(&command, dir.path())?;

@@ -7,12 +7,13 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::confine::{ConfinementPlan, ConfinementPolicy};
 use super::environment::server_environment;
 use crate::config::{AdapterConfig, ServerSource};
 use crate::error::AdapterError;
-use crate::install::{InstallError, InstallReport, Installer};
+use crate::install::{InstallError, InstallOutcome, InstallReport, Installer};
 
 /// The exact process to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,10 @@ pub(crate) struct LaunchLine {
     /// The installed build's archive digest (`None` for an explicit command). With the
     /// rest of the line it keys the process pool.
     pub(crate) digest: Option<String>,
+    /// How many times the install was repaired before this line was made. It keys the
+    /// pool too, so a process started from files a later check found changed is never
+    /// reused: the repair retires it with the files it ran from.
+    pub(crate) repairs: u64,
     /// How the process is confined.
     pub(crate) confinement: ConfinementPlan,
 }
@@ -48,6 +53,8 @@ pub(crate) struct ServerLauncher {
     extra_env: Vec<(String, String)>,
     host_env: Option<Vec<(OsString, OsString)>>,
     confinement: ConfinementPolicy,
+    /// The install's repairs so far (see [`LaunchLine::repairs`]).
+    repairs: AtomicU64,
 }
 
 impl ServerLauncher {
@@ -67,6 +74,7 @@ impl ServerLauncher {
             extra_env: config.extra_env.clone(),
             host_env: config.host_env.clone(),
             confinement: ConfinementPolicy::new(config),
+            repairs: AtomicU64::new(0),
         }
     }
 
@@ -86,6 +94,9 @@ impl ServerLauncher {
                 let InstallReport { server, outcome } =
                     installer.ensure().await.map_err(install_failed)?;
                 tracing::debug!(?outcome, "server install checked");
+                if matches!(outcome, InstallOutcome::Repaired { .. }) {
+                    self.repairs.fetch_add(1, Ordering::SeqCst);
+                }
                 (
                     server.command,
                     server.args,
@@ -109,6 +120,7 @@ impl ServerLauncher {
             args,
             env: server_environment(host, &own, &self.extra_env),
             digest,
+            repairs: self.repairs.load(Ordering::SeqCst),
             confinement,
         })
     }
