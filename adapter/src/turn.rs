@@ -342,18 +342,20 @@ async fn open(
     let cx = server.acp.cx().clone();
     let events = channels.events.clone();
     let request = PromptRequest::new(session.session_id, spec.prompt.clone());
-    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(async move {
-        let result = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map(|response| response.stop_reason)
-            .map_err(|e| AdapterError::remote("session/prompt", &e));
-        // The turn may already be tearing down; then nobody needs the answer.
-        if events.send(ServerEvent::PromptDone(result)).await.is_err() {
-            tracing::debug!("the prompt ended after its turn stopped listening");
-        }
-    })));
+    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(
+        crate::diagnostics::counted(async move {
+            let result = cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|response| response.stop_reason)
+                .map_err(|e| AdapterError::remote("session/prompt", &e));
+            // The turn may already be tearing down; then nobody needs the answer.
+            if events.send(ServerEvent::PromptDone(result)).await.is_err() {
+                tracing::debug!("the prompt ended after its turn stopped listening");
+            }
+        }),
+    )));
     Ok(())
 }
 
