@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
+use crate::chaos::watch::{RunWatch, live_tasks_within};
 use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
@@ -180,6 +181,8 @@ pub struct ScenarioReport {
     pub duration: Duration,
     /// Where its artefacts were left (a failure, or `keep_passing_artifacts`).
     pub artifacts: Option<PathBuf>,
+    /// The chaos judge's findings (`expect.chaos` scenarios only).
+    pub chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// What running the chat produced.
@@ -188,10 +191,33 @@ struct Execution {
     journal: Vec<Vec<JournalEntry>>,
     failures: Vec<String>,
     notes: Vec<String>,
+    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// Runs the scenario at `path`.
 pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
+    match scenario::load(path) {
+        Ok(scenario) => run_scenario(&scenario, path, options, None),
+        Err(error) => ScenarioReport {
+            path: path.to_owned(),
+            name: None,
+            verdict: Verdict::Fail(vec![error.to_string()]),
+            notes: Vec::new(),
+            duration: Duration::ZERO,
+            artifacts: None,
+            chaos: None,
+        },
+    }
+}
+
+/// Runs `scenario` (read from `path`, which also names its artefacts folder), on `runtime`
+/// when given (`dsh-sim chaos` runs every run on one), else on a runtime of its own.
+pub fn run_scenario(
+    scenario: &Scenario,
+    path: &Path,
+    options: &RunnerOptions,
+    runtime: Option<&tokio::runtime::Runtime>,
+) -> ScenarioReport {
     let started = Instant::now();
     let mut report = ScenarioReport {
         path: path.to_owned(),
@@ -200,14 +226,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         notes: Vec::new(),
         duration: Duration::ZERO,
         artifacts: None,
-    };
-    let scenario = match scenario::load(path) {
-        Ok(scenario) => scenario,
-        Err(error) => {
-            report.verdict = Verdict::Fail(vec![error.to_string()]);
-            report.duration = started.elapsed();
-            return report;
-        }
+        chaos: None,
     };
     report.name = Some(scenario.name.clone());
     tracing::debug!(scenario = %path.display(), "scenario starts");
@@ -226,10 +245,11 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         .artifacts_root
         .as_ref()
         .map(|root| artifacts::folder_for(root, path));
-    match run_in_workspace(&scenario, path, options, folder.as_deref()) {
+    match run_in_workspace(scenario, path, options, folder.as_deref(), runtime) {
         Ok(finished) => {
             report.notes = finished.notes;
             report.artifacts = finished.artifacts;
+            report.chaos = finished.chaos;
             if !finished.failures.is_empty() {
                 report.verdict = Verdict::Fail(finished.failures);
             }
@@ -252,6 +272,7 @@ struct Finished {
     failures: Vec<String>,
     notes: Vec<String>,
     artifacts: Option<PathBuf>,
+    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// Sets up a temporary workspace (script, journal folder, scratch root) and a runtime,
@@ -261,6 +282,7 @@ fn run_in_workspace(
     source: &Path,
     options: &RunnerOptions,
     folder: Option<&Path>,
+    shared: Option<&tokio::runtime::Runtime>,
 ) -> Result<Finished, String> {
     let workspace = tempfile::Builder::new()
         .prefix("dsh-sim-")
@@ -273,11 +295,19 @@ fn run_in_workspace(
         .map_err(|e| format!("cannot prepare the workspace: {e}"))?;
     files::plant(workspace.path(), &scenario.dsh.files)?;
     let fake_mode = matches!(options.server, ServerChoice::Fake { .. });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+    let own_runtime = match shared {
+        Some(_) => None,
+        None => Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a tokio runtime: {e}"))?,
+        ),
+    };
+    let Some(runtime) = shared.or(own_runtime.as_ref()) else {
+        return Err("no tokio runtime".to_owned());
+    };
     let mut provisioning = None;
     let mut own_paths = RunnerPaths::default();
     let server = match &options.server {
@@ -381,11 +411,14 @@ fn run_in_workspace(
             .push("`expect.install` needs an `install:` section".to_owned()),
         None => {}
     }
-    runtime.shutdown_timeout(Duration::from_secs(5));
+    if let Some(own) = own_runtime {
+        own.shutdown_timeout(Duration::from_secs(5));
+    }
     let mut finished = Finished {
         failures: execution.failures,
         notes: execution.notes,
         artifacts: None,
+        chaos: execution.chaos,
     };
     if let Some(path) = &options.diagram {
         match journal {
@@ -506,6 +539,8 @@ async fn execute(
     let mut notes = Vec::new();
     let mut transcript = Transcript::default();
     let mut registry = HostRegistry::new();
+    let chaos = scenario.expect.chaos.as_ref();
+    let watch = chaos.map(|_| RunWatch::start(scenario.fake.planted_secret.as_deref()));
     match antigravity_acp::register(&mut registry, config) {
         Ok(_) => {
             // The bundle patch's `agent-default-model` row (C02).
@@ -532,7 +567,13 @@ async fn execute(
             ));
         }
     }
-    failures.extend(check_transcript(&scenario.expect, &transcript));
+    let live_tasks = match chaos {
+        Some(_) => live_tasks_within(run_checks::SETTLE_BOUND).await,
+        None => 0,
+    };
+    if chaos.is_none() {
+        failures.extend(check_transcript(&scenario.expect, &transcript));
+    }
     let journal = match journal_dir {
         Some(dir) => match fake_antigravity::journal::read_dir(dir) {
             Ok(journal) => journal,
@@ -557,7 +598,7 @@ async fn execute(
             );
         }
         failures.extend(wire::check_wire(expect.as_ref(), &processes, scratch_root));
-    } else if journal_dir.is_some() {
+    } else if journal_dir.is_some() && chaos.is_none() {
         failures.extend(wire::check_wire(
             scenario.expect.wire.as_ref(),
             &processes,
@@ -580,11 +621,25 @@ async fn execute(
             .filter(|pid| leak::process_is_running(**pid))
             .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
+    let chaos = chaos.zip(watch).map(|(expect, watch)| {
+        let watched = watch.finish();
+        let observed = crate::chaos::invariants::Observed {
+            transcript: &transcript,
+            journal: &journal,
+            watched: &watched,
+            secret: scenario.fake.planted_secret.as_deref(),
+            live_tasks,
+            failures: &failures,
+        };
+        crate::chaos::invariants::judge(expect, &observed)
+    });
+    failures.extend(chaos.iter().flat_map(|c| c.violations.iter().cloned()));
     Execution {
         transcript,
         journal,
         failures,
         notes,
+        chaos,
     }
 }
 

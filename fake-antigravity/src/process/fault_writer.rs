@@ -159,8 +159,9 @@ impl<W> FaultWriter<W> {
                 ])
             }
             ServerFaultKind::CloseStdout => Some(vec![Segment::act(Then::CloseStdout)]),
-            ServerFaultKind::ResponseTwice => is_response(&frame)
-                .then(|| vec![Segment::line(&frame), Segment::line(&frame)]),
+            ServerFaultKind::ResponseTwice => {
+                is_response(&frame).then(|| vec![Segment::line(&frame), Segment::line(&frame)])
+            }
             ServerFaultKind::UnknownIdResponse => Some(vec![
                 Segment::line(&frame),
                 Segment::line(br#"{"jsonrpc":"2.0","id":987654321,"result":{}}"#),
@@ -170,9 +171,10 @@ impl<W> FaultWriter<W> {
                 Segment::line(&frame),
             ]),
             ServerFaultKind::ChunkAfterResult => match &self.last_session {
-                Some(session) if is_prompt_result(&frame) => {
-                    Some(vec![Segment::line(&frame), Segment::line(&chunk_for(session))])
-                }
+                Some(session) if is_prompt_result(&frame) => Some(vec![
+                    Segment::line(&frame),
+                    Segment::line(&chunk_for(session)),
+                ]),
                 _ => None,
             },
         };
