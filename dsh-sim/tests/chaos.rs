@@ -50,7 +50,7 @@ fn a_fixed_seed_range_of_faults_breaks_no_invariant() -> Result<(), String> {
     );
     let struck: u64 = summary.by_fault.values().map(|t| t.struck).sum();
     assert!(
-        struck * 2 >= CI_RUNS,
+        struck * 3 >= CI_RUNS,
         "too few faults struck: {struck}\n{log}"
     );
     Ok(())
@@ -97,7 +97,11 @@ fn finished() -> RunOutcome {
     }
 }
 
-fn violations(transcript: &Transcript, journal: &[Vec<JournalEntry>], watched: &Watched) -> Vec<String> {
+fn violations(
+    transcript: &Transcript,
+    journal: &[Vec<JournalEntry>],
+    watched: &Watched,
+) -> Vec<String> {
     violations_with(transcript, journal, watched, 0, &[])
 }
 
@@ -122,7 +126,10 @@ fn violations_with(
 #[test]
 fn a_good_run_passes() {
     let good = transcript(vec![generation(vec![stop()], Some(10))], finished());
-    assert_eq!(violations(&good, &[], &Watched::default()), Vec::<String>::new());
+    assert_eq!(
+        violations(&good, &[], &Watched::default()),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -160,11 +167,18 @@ fn a_panic_fails() {
     assert_eq!(violations(&good, &[], &watched).len(), 1);
 }
 
+/// The bridge's MCP name of DSH's `read_file`.
+fn mcp_name(name: &str) -> String {
+    use sha2::Digest;
+    let digest = hex::encode(sha2::Sha256::digest(name.as_bytes()));
+    format!("{name}_{}", &digest[..12])
+}
+
 fn call(name: &str) -> JournalEntry {
     JournalEntry::McpRequest {
         server: "dsh".into(),
         method: "tools/call".into(),
-        params: json!({"name": format!("{name}_c9f8123bd272"), "arguments": {}}),
+        params: json!({"name": mcp_name(name), "arguments": {}}),
     }
 }
 
@@ -174,7 +188,7 @@ fn answer(name: &str) -> JournalEntry {
         method: "tools/call".into(),
         result: Some(json!({"content": []})),
         error: None,
-        params: Some(json!({"name": format!("{name}_c9f8123bd272"), "arguments": {}})),
+        params: Some(json!({"name": mcp_name(name), "arguments": {}})),
     }
 }
 
@@ -191,7 +205,11 @@ fn a_tool_run_twice_for_one_call_fails_and_one_run_passes() {
 #[test]
 fn a_call_answered_twice_fails() {
     let good = transcript(vec![generation(vec![stop()], Some(10))], finished());
-    let journal = vec![vec![call("read_file"), answer("read_file"), answer("read_file")]];
+    let journal = vec![vec![
+        call("read_file"),
+        answer("read_file"),
+        answer("read_file"),
+    ]];
     assert!(violations(&good, &journal, &Watched::default())[0].contains("answered 2"));
 }
 

@@ -29,8 +29,8 @@ pub struct FaultRow {
 pub const FAMILIES: [&str; 4] = ["server", "mcp", "dsh", "install"];
 
 /// The frame index a server fault strikes at is drawn from `0..FRAME_SPAN`: the fast
-/// scenarios write between 5 and 60 frames per process.
-pub const FRAME_SPAN: u64 = 40;
+/// scenarios write between 4 and 60 frames per process, most under 20.
+pub const FRAME_SPAN: u64 = 20;
 /// The byte offset of a split frame is drawn from `0..=SPLIT_SPAN` (clamped to the frame).
 pub const SPLIT_SPAN: u64 = 400;
 

@@ -164,7 +164,7 @@ fn tool_runs(transcript: &Transcript, journal: &[Vec<JournalEntry>]) -> Vec<Stri
                 params,
             } if method == "tools/call" => {
                 if let Some(name) = params.get("name").and_then(|n| n.as_str()) {
-                    *calls.entry(dsh_tool_name(name).to_owned()).or_insert(0) += 1;
+                    *calls.entry(name.to_owned()).or_insert(0) += 1;
                 }
                 *asked.entry(format!("{server} {params}")).or_insert(0) += 1;
             }
@@ -181,7 +181,11 @@ fn tool_runs(transcript: &Transcript, journal: &[Vec<JournalEntry>]) -> Vec<Stri
     }
     let mut violations = Vec::new();
     for (tool, runs) in &transcript.executions {
-        let made = calls.get(tool).copied().unwrap_or(0);
+        let made: u32 = calls
+            .iter()
+            .filter(|(name, _)| names_tool(name, tool))
+            .map(|(_, n)| *n)
+            .sum();
         if *runs > made {
             violations.push(format!(
                 "DSH executed `{tool}` {runs} time(s) for {made} MCP call(s)"
@@ -199,16 +203,14 @@ fn tool_runs(transcript: &Transcript, journal: &[Vec<JournalEntry>]) -> Vec<Stri
     violations
 }
 
-/// The DSH tool an MCP tool name stands for: the bridge offers `<name>_<hex digest>`.
-fn dsh_tool_name(mcp_name: &str) -> &str {
-    match mcp_name.rsplit_once('_') {
-        Some((name, digest))
-            if digest.len() >= 8 && digest.chars().all(|c| c.is_ascii_hexdigit()) =>
-        {
-            name
-        }
-        _ => mcp_name,
-    }
+/// Whether the MCP tool `mcp_name` is DSH's `tool`: the bridge offers each DSH tool as
+/// `<readable prefix>_<first hex digits of SHA-256 of its exact name>`.
+fn names_tool(mcp_name: &str, tool: &str) -> bool {
+    use sha2::Digest;
+    let Some((_, digest)) = mcp_name.rsplit_once('_') else {
+        return false;
+    };
+    digest.len() >= 8 && hex::encode(sha2::Sha256::digest(tool.as_bytes())).starts_with(digest)
 }
 
 /// Invariant 6.

@@ -1,7 +1,7 @@
 //! What one chaos run is: from the seed and the run's index, the run's generator picks a
 //! base scenario and a fault row, the row draws its point, and the base becomes the run's
 //! scenario: the fault added, the bounds made small, a secret planted, `expect:` replaced
-//! by `expect: { chaos: ... }`. The scenario is written as YAML text and parsed back like
+//! by `expect: { chaos: ... }`, the chat's `await_exits` dropped. The scenario is written as YAML text and parsed back like
 //! any scenario file, so what runs is exactly what a replay file holds.
 
 use std::path::{Path, PathBuf};
@@ -121,6 +121,13 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
         knobs[key] = json!(own.min(most));
     }
     knobs["shutdown_grace_ms"] = json!(CHAOS_SHUTDOWN_GRACE_MS);
+    // `await_exits` waits for exits the server journals, which a killed or faulted server
+    // never writes: it is the base's own expectation, not a chaos one.
+    if let Some(chat) = value.pointer_mut("/dsh/chat").and_then(Value::as_array_mut) {
+        for entry in chat.iter_mut().filter_map(Value::as_object_mut) {
+            entry.remove("await_exits");
+        }
+    }
     let name = format!(
         "chaos seed {seed} run {index}: {} on {}",
         fault.name,

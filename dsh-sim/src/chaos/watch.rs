@@ -85,11 +85,21 @@ pub fn ensure_log_watch() {
     if LAYER_INSTALLED.load(Ordering::Acquire) {
         return;
     }
-    let subscriber = tracing_subscriber::registry()
-        .with(SecretWatchLayer::new().with_filter(tracing_subscriber::filter::LevelFilter::TRACE));
+    let subscriber =
+        tracing_subscriber::registry().with(SecretWatchLayer::new().with_filter(watched_targets()));
     if tracing::subscriber::set_global_default(subscriber).is_ok() {
         mark_installed();
     }
+}
+
+/// What the watch reads: the adapter's events at every level, its dependencies' at INFO and
+/// above. (The ACP SDK logs every frame it sends and receives at DEBUG and TRACE, prompts
+/// and remote errors included, so a host must not enable those levels for
+/// `agent_client_protocol` where secrets matter.)
+pub fn watched_targets() -> tracing_subscriber::filter::Targets {
+    tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("antigravity_acp", tracing::Level::TRACE)
 }
 
 /// Collects an event's or a span's fields as one line.

@@ -222,11 +222,7 @@ fn init_logging_by_default(default: &str) {
     use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let watched = tracing_subscriber::filter::Targets::new()
-        .with_default(tracing::Level::INFO)
-        .with_target("antigravity_acp", tracing::Level::TRACE)
-        .with_target("rmcp", tracing::Level::DEBUG)
-        .with_target("agent_client_protocol", tracing::Level::DEBUG);
+    let watched = crate::chaos::watch::watched_targets();
     let installed = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
