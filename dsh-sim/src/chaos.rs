@@ -22,4 +22,5 @@ pub mod driver;
 pub mod invariants;
 pub mod plan;
 pub mod rng;
+pub mod verdict;
 pub mod watch;

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
-use crate::chaos::watch::{RunWatch, live_tasks_within};
+use crate::chaos::watch::{RunWatch, live_tasks_after_disposal};
 use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
@@ -567,10 +567,7 @@ async fn execute(
             ));
         }
     }
-    let live_tasks = match chaos {
-        Some(_) => live_tasks_within(run_checks::SETTLE_BOUND).await,
-        None => 0,
-    };
+    let live_tasks = live_tasks_after_disposal(chaos.is_some()).await;
     if chaos.is_none() {
         failures.extend(check_transcript(&scenario.expect, &transcript));
     }
@@ -622,18 +619,14 @@ async fn execute(
             .map(|pid| format!("leak: child process {pid} of a server is still running")),
     );
     let chaos = chaos.zip(watch).map(|(expect, watch)| {
-        let watched = watch.finish();
-        let observed = crate::chaos::invariants::Observed {
+        let left = crate::chaos::verdict::RunLeft {
             transcript: &transcript,
             journal: &journal,
-            watched: &watched,
             secret: scenario.fake.planted_secret.as_deref(),
             live_tasks,
-            failures: &failures,
         };
-        crate::chaos::invariants::judge(expect, &observed)
+        crate::chaos::verdict::judge_run(expect, watch, &left, &mut failures, &mut notes)
     });
-    failures.extend(chaos.iter().flat_map(|c| c.violations.iter().cloned()));
     Execution {
         transcript,
         journal,
@@ -684,7 +677,11 @@ async fn drive_chat(
     if scenario.dsh.list_models
         && let Err(error) = adapter.list_models(&provider).await
     {
-        failures.push(format!("listModels failed: {error}"));
+        // Under chaos a fault may fail it cleanly; only the invariants judge the run.
+        failures.push(format!(
+            "{}{error}",
+            crate::chaos::verdict::LIST_MODELS_FAILED
+        ));
     }
     let setup = ChatSetup {
         model,

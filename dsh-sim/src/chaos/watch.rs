@@ -226,6 +226,20 @@ impl RunWatch {
     }
 }
 
+/// How long after disposal returned an aborted adapter task may take to be dropped (its
+/// future is dropped on a worker's next turn, not inside `abort`).
+pub const TASKS_END_BOUND: Duration = Duration::from_millis(100);
+
+/// Under chaos (`watched`), the adapter's live tasks once they all ended or
+/// [`TASKS_END_BOUND`] passed; otherwise 0 (not judged).
+pub async fn live_tasks_after_disposal(watched: bool) -> usize {
+    if watched {
+        live_tasks_within(TASKS_END_BOUND).await
+    } else {
+        0
+    }
+}
+
 /// The adapter's live tasks once they all ended, or `bound` passed (then how many are
 /// left).
 pub async fn live_tasks_within(bound: Duration) -> usize {
