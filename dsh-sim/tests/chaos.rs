@@ -19,7 +19,7 @@ use fake_antigravity::journal::JournalEntry;
 use serde_json::json;
 
 /// The seed CI runs, and how many runs: about 20 s in a debug build on 2 cores.
-const CI_SEED: u64 = 0x00C4_A05;
+const CI_SEED: u64 = 0x000C_4A05;
 const CI_RUNS: u64 = 120;
 
 #[test]

@@ -86,11 +86,18 @@ pub fn run_session(
     program: &Path,
     log: &mut dyn Write,
 ) -> Result<ChaosSummary, String> {
+    run_logged(settings, program, log).map_err(|e| e.to_string())?
+}
+
+fn run_logged(
+    settings: &ChaosSettings,
+    program: &Path,
+    log: &mut dyn Write,
+) -> std::io::Result<Result<ChaosSummary, String>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+        .build()?;
     let mut options = RunnerOptions::with_fake(program.to_owned());
     options.time_bound = Duration::from_secs(8);
     options.dispose_bound = Duration::from_secs(5);
@@ -108,7 +115,9 @@ pub fn run_session(
         let report = match crate::scenario::parse(&planned.yaml, &source) {
             Ok(scenario) => run_scenario(&scenario, &source, &options, Some(&runtime)),
             Err(error) => {
-                return Err(format!("run {index}'s scenario does not parse: {error}"));
+                return Ok(Err(format!(
+                    "run {index}'s scenario does not parse: {error}"
+                )));
             }
         };
         summary.runs += 1;
@@ -131,25 +140,25 @@ pub fn run_session(
             _ => Vec::new(),
         };
         let replay = if settings.full_artifacts || !reasons.is_empty() {
-            write_replay(&settings.out, seed, index, &planned.yaml, log)
+            write_replay(&settings.out, seed, index, &planned.yaml, log)?
         } else {
             None
         };
         if !reasons.is_empty() {
             tally.failed += 1;
-            let _ = writeln!(
+            writeln!(
                 log,
                 "FAIL seed {seed} run {index}: {} on {}",
                 planned.fault.name,
                 planned.base.display()
-            );
+            )?;
             for reason in &reasons {
-                let _ = writeln!(log, "    {reason}");
+                writeln!(log, "    {reason}")?;
             }
-            let _ = writeln!(
+            writeln!(
                 log,
                 "    replay: cargo run -p dsh-sim -- chaos --seed {seed} --run {index}"
-            );
+            )?;
             summary.failed.push(FailedRun {
                 index,
                 fault: planned.fault.name,
@@ -159,21 +168,21 @@ pub fn run_session(
             });
         }
         if let Some(folder) = &report.artifacts {
-            let _ = writeln!(log, "artefacts: {}", folder.display());
+            writeln!(log, "artefacts: {}", folder.display())?;
         }
         if summary.runs.is_multiple_of(500) {
-            let _ = writeln!(
+            writeln!(
                 log,
                 "{} runs, {} failing, {:.1?}",
                 summary.runs,
                 summary.failed.len(),
                 started.elapsed()
-            );
+            )?;
         }
     }
     summary.elapsed = started.elapsed();
     runtime.shutdown_timeout(Duration::from_secs(5));
-    Ok(summary)
+    Ok(Ok(summary))
 }
 
 /// Writes the replay of run `index` under `out`, and says where.
@@ -183,33 +192,37 @@ fn write_replay(
     index: u64,
     yaml: &str,
     log: &mut dyn Write,
-) -> Option<PathBuf> {
+) -> std::io::Result<Option<PathBuf>> {
     let path = out.join(format!("seed-{seed}-run-{index}.yaml"));
     let written = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, yaml));
     match written {
         Ok(()) => {
-            let _ = writeln!(
+            writeln!(
                 log,
                 "replay scenario: {} (copy it to scenarios/chaos/ to keep it as a regression test)",
                 path.display()
-            );
-            Some(path)
+            )?;
+            Ok(Some(path))
         }
         Err(error) => {
-            let _ = writeln!(
+            writeln!(
                 log,
                 "could not write the replay {}: {error}",
                 path.display()
-            );
-            None
+            )?;
+            Ok(None)
         }
     }
 }
 
 /// The session's figures, as `dsh-sim chaos` prints them at the end.
-pub fn print_summary(summary: &ChaosSummary, seed: u64, out: &mut dyn Write) {
+pub fn print_summary(
+    summary: &ChaosSummary,
+    seed: u64,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let secs = summary.elapsed.as_secs_f64().max(f64::EPSILON);
-    let _ = writeln!(
+    writeln!(
         out,
         "chaos seed {seed}: {} runs in {:.1?} ({:.1} runs/s), {} failing run(s), {} violation(s)",
         summary.runs,
@@ -217,31 +230,32 @@ pub fn print_summary(summary: &ChaosSummary, seed: u64, out: &mut dyn Write) {
         summary.runs as f64 / secs,
         summary.failed.len(),
         summary.violations()
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "{:<30} {:>7} {:>7} {:>7}",
         "fault", "picked", "struck", "failed"
-    );
+    )?;
     for (name, tally) in &summary.by_fault {
-        let _ = writeln!(
+        writeln!(
             out,
             "{name:<30} {:>7} {:>7} {:>7}",
             tally.picked, tally.struck, tally.failed
-        );
+        )?;
     }
     match summary.slowest {
         Some((slowest, index)) => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "slowest terminal chunk: {:.3?} of its {:.3?} bound ({:.0}%), run {index}",
                 slowest.after,
                 slowest.bound,
                 slowest.ratio() * 100.0
-            );
+            )?;
         }
         None => {
-            let _ = writeln!(out, "no terminal chunk was timed");
+            writeln!(out, "no terminal chunk was timed")?;
         }
     }
+    Ok(())
 }

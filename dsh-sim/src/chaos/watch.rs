@@ -107,8 +107,10 @@ struct LineVisitor<'a>(&'a mut String);
 
 impl Visit for LineVisitor<'_> {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        use std::fmt::Write;
-        let _ = write!(self.0, " {}={value:?}", field.name());
+        self.0.push(' ');
+        self.0.push_str(field.name());
+        self.0.push('=');
+        self.0.push_str(&format!("{value:?}"));
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {

@@ -68,7 +68,7 @@ pub fn run_chaos(args: ChaosArgs) -> anyhow::Result<ExitCode> {
     let program = std::env::current_exe().context("cannot find the dsh-sim binary itself")?;
     let summary =
         run_session(&settings, &program, &mut std::io::stderr()).map_err(|e| anyhow!(e))?;
-    print_summary(&summary, seed, &mut std::io::stdout());
+    print_summary(&summary, seed, &mut std::io::stdout())?;
     Ok(if summary.failed.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -222,10 +222,12 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
                 Then::Exit => std::process::exit(EXIT_STATUS),
                 Then::Sigkill => {
                     // If the signal cannot be sent, exiting is the nearest fault.
-                    let _ = nix::sys::signal::kill(
+                    if let Err(errno) = nix::sys::signal::kill(
                         nix::unistd::Pid::this(),
                         nix::sys::signal::Signal::SIGKILL,
-                    );
+                    ) {
+                        eprintln!("fake-antigravity: cannot SIGKILL itself: {errno}");
+                    }
                     std::process::exit(EXIT_STATUS);
                 }
             }
@@ -236,8 +238,10 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
     /// fd 1 (pointed at /dev/null, so nothing else reuses the number).
     fn close_stdout(&mut self) {
         self.inner = None;
-        if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-            let _ = nix::unistd::dup2_stdout(null);
+        if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null")
+            && let Err(errno) = nix::unistd::dup2_stdout(null)
+        {
+            eprintln!("fake-antigravity: cannot close stdout: {errno}");
         }
     }
 }
