@@ -1,6 +1,6 @@
 //! A cheap public diagnostic: how many tasks the adapter spawned are still alive. Every
 //! task the adapter spawns itself (turn tasks, prompt tasks, connection drivers, bridge
-//! servers, stderr drains, the pool's disposals and expiry) runs inside [`counted`], whose
+//! servers, stderr drains, the pool's disposals and expiry) runs inside `counted`, whose
 //! guard adds one when the task is made and takes it away when the task's future is
 //! dropped, finished or aborted alike. `dsh-sim chaos` checks it is back to zero once a
 //! provider was disposed (claim B04).
