@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # The nightly job: mutation testing of the whole adapter (ci/mutants.sh full, judged against
-# mutants.baseline: a new unexplained survivor or any timeout fails the night), then the
+# mutants.baseline: a new unexplained survivor or any timeout fails the night), then 10,000
+# seeded chaos runs on a fresh seed (dsh-sim chaos, B04; the seed, the log and every failing
+# run's replay scenario are kept under target/chaos/nightly-SEED/), then the
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
 # --no-real-server is given (a machine without a signed-in server). Exits non-zero when
-# either fails; both always run.
+# any of them fails; all three always run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
 bash ci/mutants.sh full || status=1
+seed="$(date +%s%N)"
+chaos_dir="target/chaos/nightly-$seed"
+mkdir -p "$chaos_dir"
+echo "chaos seed $seed" | tee "$chaos_dir/seed.txt"
+nice cargo run -q --release -p dsh-sim -- chaos --seed "$seed" --runs "${CHAOS_RUNS:-10000}" \
+    --out "$chaos_dir" 2>"$chaos_dir/chaos.log" | tee "$chaos_dir/summary.txt" || status=1
+grep -A20 '^FAIL' "$chaos_dir/chaos.log" | head -200 || true
 if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1
 fi

@@ -118,14 +118,14 @@ impl Bridge {
             .route_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(policy, guard::guard));
         let shutdown = closing.clone();
-        let task = AbortOnDropHandle::new(tokio::spawn(async move {
+        let task = AbortOnDropHandle::new(tokio::spawn(crate::diagnostics::counted(async move {
             let served = axum::serve(listener, app)
                 .with_graceful_shutdown(async move { shutdown.cancelled().await })
                 .await;
             if let Err(error) = served {
                 tracing::warn!(kind = ?error.kind(), "the MCP bridge stopped serving");
             }
-        }));
+        })));
         Ok(Self {
             address,
             token,

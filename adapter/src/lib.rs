@@ -47,6 +47,7 @@ mod bridge;
 pub mod concepts;
 pub mod config;
 pub mod contract;
+pub mod diagnostics;
 mod discovery;
 mod error;
 #[allow(

@@ -158,14 +158,15 @@ impl ProcessPool {
     /// Disposes a process on the pool's tracker (awaited by [`Self::shutdown`]).
     pub(crate) fn dispose_later(&self, process: PooledProcess) {
         let grace = self.limits.grace;
-        self.tasks.spawn(process.dispose(grace));
+        self.tasks
+            .spawn(crate::diagnostics::counted(process.dispose(grace)));
     }
 
     fn start_expiry(self: &Arc<Self>) {
         if !self.expiry_started.swap(true, Ordering::AcqRel) {
             let pool = Arc::downgrade(self);
             let closing = self.closing.clone();
-            self.tasks.spawn(async move {
+            self.tasks.spawn(crate::diagnostics::counted(async move {
                 loop {
                     let Some(pool) = pool.upgrade() else { return };
                     let next = pool.lock().iter().map(|i| i.expires).min();
@@ -184,7 +185,7 @@ impl ProcessPool {
                         () = pool.changed.notified() => {}
                     }
                 }
-            });
+            }));
         }
     }
 

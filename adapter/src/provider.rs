@@ -80,6 +80,12 @@ impl AntigravityProvider {
         }
     }
 
+    /// How many adapter tasks are still alive: [`crate::diagnostics::live_tasks`], the
+    /// process's count (zero once every provider was disposed).
+    pub fn live_tasks(&self) -> usize {
+        crate::diagnostics::live_tasks()
+    }
+
     /// The server model a DSH model id selects: `None` for the server's default.
     fn server_model(model: &str) -> Result<Option<String>, AdapterError> {
         match model {
@@ -170,7 +176,8 @@ impl AntigravityProvider {
             id: self.next_turn.fetch_add(1, Ordering::Relaxed),
             permit,
         };
-        self.tasks.spawn(run_turn(spec));
+        self.tasks
+            .spawn(crate::diagnostics::counted(run_turn(spec)));
         Ok(())
     }
 

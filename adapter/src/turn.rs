@@ -252,10 +252,23 @@ where
                 false
             }
         };
-        let Some(mut server) = resources.server.take() else {
+        let Some(server) = resources.server.take() else {
             return Err(AdapterError::ConnectionClosed("session/new"));
         };
-        let opened = open(spec, &mut server, resources, &channels).await;
+        // If the start is dropped while the session opens (its timeout), the process is
+        // disposed on the pool's tracker, which disposal awaits, rather than killed and
+        // left unreaped by its drop.
+        let mut opening = Opening {
+            pool: &spec.pool,
+            server: Some(server),
+        };
+        let Some(held) = opening.server.as_mut() else {
+            return Err(AdapterError::ConnectionClosed("session/new"));
+        };
+        let opened = open(spec, held, resources, &channels).await;
+        let Some(mut server) = opening.server.take() else {
+            return Err(AdapterError::ConnectionClosed("session/new"));
+        };
         let gone = opened.is_err() && reused && !server.is_alive();
         if !gone {
             resources.server = Some(server);
@@ -264,6 +277,21 @@ where
         tracing::debug!("a pooled process was gone; starting another");
         resources.abandon_session().await;
         spec.pool.dispose_later(server);
+    }
+}
+
+/// A process whose session is being opened: disposed on the pool's tracker if the
+/// opening is dropped before it hands the process back.
+struct Opening<'a> {
+    pool: &'a Arc<ProcessPool>,
+    server: Option<PooledProcess>,
+}
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            self.pool.dispose_later(server);
+        }
     }
 }
 
@@ -342,18 +370,20 @@ async fn open(
     let cx = server.acp.cx().clone();
     let events = channels.events.clone();
     let request = PromptRequest::new(session.session_id, spec.prompt.clone());
-    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(async move {
-        let result = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map(|response| response.stop_reason)
-            .map_err(|e| AdapterError::remote("session/prompt", &e));
-        // The turn may already be tearing down; then nobody needs the answer.
-        if events.send(ServerEvent::PromptDone(result)).await.is_err() {
-            tracing::debug!("the prompt ended after its turn stopped listening");
-        }
-    })));
+    resources.prompt_task = Some(AbortOnDropHandle::new(tokio::spawn(
+        crate::diagnostics::counted(async move {
+            let result = cx
+                .send_request(request)
+                .block_task()
+                .await
+                .map(|response| response.stop_reason)
+                .map_err(|e| AdapterError::remote("session/prompt", &e));
+            // The turn may already be tearing down; then nobody needs the answer.
+            if events.send(ServerEvent::PromptDone(result)).await.is_err() {
+                tracing::debug!("the prompt ended after its turn stopped listening");
+            }
+        }),
+    )));
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 //! hand), [`bench`](mod@bench) (the adapter's speed figures), [`bench_install`] (what the
 //! installer's checks cost), [`bench_confinement`] (what confining the server costs at start-up), [`install_cli`] (install, repair or verify the pinned
 //! server), [`bridge_session`] (the adapter's real MCP bridge on its own), [`scaffold`]
-//! (`dsh-sim new`), [`lint`] (checking scenario files without running them) and
+//! (`dsh-sim new`), [`chaos`](mod@chaos) (seeded fault injection), [`lint`] (checking scenario files without running them) and
 //! [`claims`] (the traceability check between claims, `CLAIMS.md` and scenarios, which
 //! `lint` and the claims test run).
 //!
@@ -18,6 +18,7 @@ pub mod bench;
 pub mod bench_confinement;
 pub mod bench_install;
 pub mod bridge_session;
+pub mod chaos;
 pub mod claims;
 pub(crate) mod cli;
 pub mod dispatch;

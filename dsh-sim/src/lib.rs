@@ -22,9 +22,13 @@
 //!   [`commands::install_cli`], [`commands::bridge_session`], [`commands::scaffold`]
 //!   (`new`), [`commands::lint`] and the claims check it runs ([`commands::claims`]).
 //!
+//! - [`chaos`]: `dsh-sim chaos`, seeded fault injection: the fault catalogue, the plan of
+//!   each run, the invariants every run is judged by and what watches them.
+//!
 //! The rooms depend one way: `commands` on `runner` and `host`, `runner` on `host`, all
 //! of them on `scenario`.
 
+pub mod chaos;
 pub mod commands;
 pub mod host;
 pub mod runner;

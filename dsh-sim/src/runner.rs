@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
+use crate::chaos::watch::{RunWatch, live_tasks_after_disposal};
 use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
@@ -190,6 +191,8 @@ pub struct ScenarioReport {
     pub duration: Duration,
     /// Where its artefacts were left (a failure, or `keep_passing_artifacts`).
     pub artifacts: Option<PathBuf>,
+    /// The chaos judge's findings (`expect.chaos` scenarios only).
+    pub chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// What running the chat produced.
@@ -198,10 +201,33 @@ struct Execution {
     journal: Vec<Vec<JournalEntry>>,
     failures: Vec<String>,
     notes: Vec<String>,
+    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// Runs the scenario at `path`.
 pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
+    match scenario::load(path) {
+        Ok(scenario) => run_scenario(&scenario, path, options, None),
+        Err(error) => ScenarioReport {
+            path: path.to_owned(),
+            name: None,
+            verdict: Verdict::Fail(vec![error.to_string()]),
+            notes: Vec::new(),
+            duration: Duration::ZERO,
+            artifacts: None,
+            chaos: None,
+        },
+    }
+}
+
+/// Runs `scenario` (read from `path`, which also names its artefacts folder), on `runtime`
+/// when given (`dsh-sim chaos` runs every run on one), else on a runtime of its own.
+pub fn run_scenario(
+    scenario: &Scenario,
+    path: &Path,
+    options: &RunnerOptions,
+    runtime: Option<&tokio::runtime::Runtime>,
+) -> ScenarioReport {
     let started = Instant::now();
     let mut report = ScenarioReport {
         path: path.to_owned(),
@@ -210,14 +236,7 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         notes: Vec::new(),
         duration: Duration::ZERO,
         artifacts: None,
-    };
-    let scenario = match scenario::load(path) {
-        Ok(scenario) => scenario,
-        Err(error) => {
-            report.verdict = Verdict::Fail(vec![error.to_string()]);
-            report.duration = started.elapsed();
-            return report;
-        }
+        chaos: None,
     };
     report.name = Some(scenario.name.clone());
     tracing::debug!(scenario = %path.display(), "scenario starts");
@@ -241,10 +260,11 @@ pub fn run_file(path: &Path, options: &RunnerOptions) -> ScenarioReport {
         .artifacts_root
         .as_ref()
         .map(|root| artifacts::folder_for(root, path));
-    match run_in_workspace(&scenario, path, options, folder.as_deref()) {
+    match run_in_workspace(scenario, path, options, folder.as_deref(), runtime) {
         Ok(finished) => {
             report.notes = finished.notes;
             report.artifacts = finished.artifacts;
+            report.chaos = finished.chaos;
             if !finished.failures.is_empty() {
                 report.verdict = Verdict::Fail(finished.failures);
             }
@@ -267,6 +287,7 @@ struct Finished {
     failures: Vec<String>,
     notes: Vec<String>,
     artifacts: Option<PathBuf>,
+    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
 }
 
 /// Sets up a temporary workspace (script, journal folder, scratch root) and a runtime,
@@ -276,6 +297,7 @@ fn run_in_workspace(
     source: &Path,
     options: &RunnerOptions,
     folder: Option<&Path>,
+    shared: Option<&tokio::runtime::Runtime>,
 ) -> Result<Finished, String> {
     let workspace = tempfile::Builder::new()
         .prefix("dsh-sim-")
@@ -288,11 +310,19 @@ fn run_in_workspace(
         .map_err(|e| format!("cannot prepare the workspace: {e}"))?;
     files::plant(workspace.path(), &scenario.dsh.files)?;
     let fake_mode = matches!(options.server, ServerChoice::Fake { .. });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+    let own_runtime = match shared {
+        Some(_) => None,
+        None => Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a tokio runtime: {e}"))?,
+        ),
+    };
+    let Some(runtime) = shared.or(own_runtime.as_ref()) else {
+        return Err("no tokio runtime".to_owned());
+    };
     let mut provisioning = None;
     let mut own_paths = RunnerPaths::default();
     let server = match &options.server {
@@ -399,11 +429,14 @@ fn run_in_workspace(
             .push("`expect.install` needs an `install:` section".to_owned()),
         None => {}
     }
-    runtime.shutdown_timeout(Duration::from_secs(5));
+    if let Some(own) = own_runtime {
+        own.shutdown_timeout(Duration::from_secs(5));
+    }
     let mut finished = Finished {
         failures: execution.failures,
         notes: execution.notes,
         artifacts: None,
+        chaos: execution.chaos,
     };
     if let Some(path) = &options.diagram {
         match journal {
@@ -488,6 +521,9 @@ pub fn fake_command(program: &Path, script: &Path, journal_dir: &Path) -> Server
     }
 }
 
+/// The start of the note a chaos run gets when its `dsh.fault` never struck.
+pub const DSH_FAULT_NOT_STRUCK: &str = "dsh.fault not struck";
+
 /// Registers the adapter, drives the chat, disposes, checks leaks and expectations.
 async fn execute(
     scenario: &Scenario,
@@ -500,6 +536,8 @@ async fn execute(
     let mut notes = Vec::new();
     let mut transcript = Transcript::default();
     let mut registry = HostRegistry::new();
+    let chaos = scenario.expect.chaos.as_ref();
+    let watch = chaos.map(|_| RunWatch::start(scenario.fake.planted_secret.as_deref()));
     if let Some(host) = &options.real_loop {
         let chat = ChatRun {
             scenario,
@@ -524,7 +562,7 @@ async fn execute(
                     options,
                     journal_dir,
                 };
-                drive_chat(&chat, &mut transcript, &mut failures).await;
+                drive_chat(&chat, &mut transcript, &mut failures, &mut notes).await;
             }
             Err(error) => failures.push(format!("DSH refused the adapter's registration: {error}")),
         }
@@ -541,7 +579,10 @@ async fn execute(
             ));
         }
     }
-    failures.extend(check_transcript(&scenario.expect, &transcript));
+    let live_tasks = live_tasks_after_disposal(chaos.is_some()).await;
+    if chaos.is_none() {
+        failures.extend(check_transcript(&scenario.expect, &transcript));
+    }
     let journal = match journal_dir {
         Some(dir) => match fake_antigravity::journal::read_dir(dir) {
             Ok(journal) => journal,
@@ -568,7 +609,7 @@ async fn execute(
             );
         }
         failures.extend(wire::check_wire(expect.as_ref(), &processes, scratch_root));
-    } else if journal_dir.is_some() {
+    } else if journal_dir.is_some() && chaos.is_none() {
         failures.extend(wire::check_wire(
             scenario.expect.wire.as_ref(),
             &processes,
@@ -584,11 +625,21 @@ async fn execute(
             .into_iter()
             .map(|leak| format!("leak: {leak}")),
     );
+    let chaos = chaos.zip(watch).map(|(expect, watch)| {
+        let left = crate::chaos::verdict::RunLeft {
+            transcript: &transcript,
+            journal: &journal,
+            secret: scenario.fake.planted_secret.as_deref(),
+            live_tasks,
+        };
+        crate::chaos::verdict::judge_run(expect, watch, &left, &mut failures, &mut notes)
+    });
     Execution {
         transcript,
         journal,
         failures,
         notes,
+        chaos,
     }
 }
 
@@ -605,6 +656,7 @@ async fn drive_chat(
     chat_run: &ChatRun<'_>,
     transcript: &mut Transcript,
     failures: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) {
     let ChatRun {
         scenario,
@@ -633,7 +685,11 @@ async fn drive_chat(
     if scenario.dsh.list_models
         && let Err(error) = adapter.list_models(&provider).await
     {
-        failures.push(format!("listModels failed: {error}"));
+        // Under chaos a fault may fail it cleanly; only the invariants judge the run.
+        failures.push(format!(
+            "{}{error}",
+            crate::chaos::verdict::LIST_MODELS_FAILED
+        ));
     }
     let setup = ChatSetup {
         model,
@@ -682,8 +738,13 @@ async fn drive_chat(
         }
     })
     .await;
+    // A scenario's fault that never struck proves nothing: the run fails. A chaos run's
+    // drawn point may lie past the chat's end: it is counted as not struck.
     if let Some(unstruck) = faults.never_struck() {
-        failures.push(unstruck);
+        match scenario.expect.chaos {
+            Some(_) => notes.push(format!("{DSH_FAULT_NOT_STRUCK}: {unstruck}")),
+            None => failures.push(unstruck),
+        }
     }
     if let Some(expected) = &scenario.expect.models_listed {
         match adapter.list_models(&provider).await {

@@ -4,6 +4,7 @@
 //! Every struct denies unknown fields, so a typo is an error that names its file, line
 //! and column ([`load`]). `scenarios/README.md` documents every key for contributors.
 
+mod chaos;
 mod checks;
 mod claim_id;
 mod faults;
@@ -22,6 +23,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use chaos::ChaosExpectation;
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
 pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
@@ -189,6 +191,10 @@ pub struct AdapterKnobs {
     /// at most this Landlock ABI (`0`: a kernel without Landlock).
     #[serde(default)]
     pub landlock_abi_ceiling: Option<u8>,
+    /// `AdapterConfig::shutdown_grace`: how long a server has to exit after SIGTERM
+    /// before SIGKILL.
+    #[serde(default)]
+    pub shutdown_grace_ms: Option<u64>,
 }
 
 impl AdapterKnobs {
@@ -211,6 +217,9 @@ impl AdapterKnobs {
         }
         if let Some(ceiling) = self.landlock_abi_ceiling {
             config.landlock_abi_ceiling = Some(ceiling);
+        }
+        if let Some(ms) = self.shutdown_grace_ms {
+            config.shutdown_grace = std::time::Duration::from_millis(ms);
         }
     }
 }
@@ -379,6 +388,10 @@ pub struct Expectations {
     /// workspace: whether it `exists`, and its exact `content`.
     #[serde(default)]
     pub files: BTreeMap<WorkspacePath, FileCheck>,
+    /// Judge the scenario by the chaos invariants instead of the keys above (which are
+    /// then not judged); see [`ChaosExpectation`].
+    #[serde(default)]
+    pub chaos: Option<ChaosExpectation>,
 }
 
 /// Checks on the fake's journal: what the adapter really sent and answered.

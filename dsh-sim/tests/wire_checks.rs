@@ -66,6 +66,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
 fn full_expectations() -> WireExpectations {
     WireExpectations {
         processes: Some(1),
+        mcp_tools_listed: None,
         sessions_per_process: Some(vec![1]),
         prompts_lack: Some(vec![vec!["not said".into()]]),
         acp_methods: Some(vec![vec![

@@ -2,9 +2,11 @@
 //! build a tokio runtime, serve ACP on stdio until stdin closes (exit 0) or SIGTERM /
 //! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last. The script's
 //! `process` switches delay the start, ignore SIGTERM, linger after stdin closes (until
-//! killed), leave a child process behind, or leave a helper that dies late.
+//! killed), leave a child process behind, or leave a helper that dies late; its `faults`
+//! go wrong on stdout ([`fault_writer`]).
 
 pub mod cli;
+pub mod fault_writer;
 pub mod glog;
 pub mod queued_bytes;
 pub mod serve;
@@ -198,6 +200,7 @@ async fn run(
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
     let lifecycle = LifecycleWatch::new(script.lifecycle);
+    let stdout = fault_writer::with_faults(stdout_writer(), &script);
     let serve_options = ServeOptions {
         script,
         gemini_home,
@@ -207,7 +210,7 @@ async fn run(
     let served = serve(
         serve_options,
         Watched::client_side(stdin_reader(), lifecycle.clone()),
-        Watched::server_side(stdout_writer(), lifecycle.clone()),
+        Watched::server_side(stdout, lifecycle.clone()),
     );
     tokio::pin!(served);
     let mut stdin_open = true;

@@ -1,6 +1,7 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
 //! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
 
+pub mod faults;
 pub mod file;
 pub mod latency;
 pub mod mcp_faults;
@@ -74,6 +75,15 @@ pub struct Script {
     /// (docs/antigravity-1.3.0.md §2).
     #[serde(default)]
     pub latency_ms: latency::LatencyScript,
+    /// Server faults injected into the frames the fake writes (`dsh-sim chaos`, B04):
+    /// each `{at_frame, kind}` strikes once; see `script/faults.rs` for every kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<faults::ServerFault>,
+    /// A secret the fake plants where a careless client would leak it: one stderr line at
+    /// start, and the message and `data` of every JSON-RPC error it writes. No log line
+    /// or error DSH sees may contain it (B04, B05).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planted_secret: Option<String>,
 }
 
 /// What the fake does with the built-in tool names a session disabled

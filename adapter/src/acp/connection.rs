@@ -119,14 +119,17 @@ impl AcpConnection {
             );
         let (cx_sender, cx_receiver) = oneshot::channel();
         let (stop, stopped) = oneshot::channel::<()>();
-        let driver = tokio::spawn(builder.connect_with(transport, async move |cx| {
-            if cx_sender.send(cx).is_err() {
-                return Ok(());
-            }
-            // Either the turn says stop, or it went away: both mean close.
-            let _stop_or_gone = stopped.await;
-            Ok(())
-        }));
+        let driver = tokio::spawn(crate::diagnostics::counted(builder.connect_with(
+            transport,
+            async move |cx| {
+                if cx_sender.send(cx).is_err() {
+                    return Ok(());
+                }
+                // Either the turn says stop, or it went away: both mean close.
+                let _stop_or_gone = stopped.await;
+                Ok(())
+            },
+        )));
         let driver = AbortOnDropHandle::new(driver);
         let cx = cx_receiver
             .await

@@ -104,7 +104,10 @@ impl ManagedProcess {
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
         let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
-        let stderr_task = tokio::spawn(drain_stderr(stderr, stderr_tail.clone()));
+        let stderr_task = tokio::spawn(crate::diagnostics::counted(drain_stderr(
+            stderr,
+            stderr_tail.clone(),
+        )));
         let process = Self {
             child,
             group,

@@ -133,6 +133,9 @@ pub(crate) enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         command: Vec<std::ffi::OsString>,
     },
+    /// Seeded fault injection (claim B04): runs of the fast scenarios, each with one
+    /// fault, judged by the chaos invariants. Exit code 0 only with zero violations.
+    Chaos(crate::commands::chaos::ChaosArgs),
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).

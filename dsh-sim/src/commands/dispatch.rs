@@ -17,6 +17,13 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::FakeServer { args } => run_fake(args),
+        Command::Chaos(args) => {
+            init_logging_by_default("off");
+            crate::commands::chaos::run_chaos(args).unwrap_or_else(|error| {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            })
+        }
         Command::BenchConfinement { runs } => {
             init_logging();
             let figures = std::env::current_exe()
@@ -200,14 +207,33 @@ fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<
         .and_then(|runtime| runtime.block_on(work))
 }
 
-/// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings).
+/// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings). Every event of
+/// the adapter (any level) also passes the chaos secret watch (`chaos::watch`), which
+/// costs one atomic load per event while no chaos run is watched.
 fn init_logging() {
+    init_logging_by_default("warn");
+}
+
+/// [`init_logging`] with `default` when `RUST_LOG` is unset (chaos: `off`, as faults make
+/// the adapter's dependencies warn on every run).
+fn init_logging_by_default(default: &str) {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let watched = crate::chaos::watch::watched_targets();
+    let installed = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
+        .with(crate::chaos::watch::SecretWatchLayer::new().with_filter(watched))
+        .try_init();
+    if installed.is_ok() {
+        crate::chaos::watch::mark_installed();
+    }
 }
 
 fn bench(settings: crate::commands::bench::BenchSettings) -> anyhow::Result<()> {

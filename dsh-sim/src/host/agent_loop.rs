@@ -257,6 +257,7 @@ impl AgentLoop {
         for _ in 0..self.limits.max_generations_per_run {
             let request = self.request();
             let summary = RequestSummary::of(&request);
+            let started = std::time::Instant::now();
             let stream = self.adapter.stream(request);
             let Some(run) = transcript.runs.last_mut() else {
                 return host_failure("the run record vanished");
@@ -264,11 +265,16 @@ impl AgentLoop {
             run.generations.push(GenerationRecord {
                 request: summary,
                 parts: Vec::new(),
+                terminal_after: None,
             });
             let Some(record) = run.generations.last_mut() else {
                 return host_failure("the generation record vanished");
             };
-            let end = self.consume(stream, abort, &mut record.parts).await;
+            let mut terminal_at = None;
+            let end = self
+                .consume(stream, abort, &mut record.parts, &mut terminal_at)
+                .await;
+            record.terminal_after = terminal_at.map(|at: std::time::Instant| at - started);
             let parts = record.parts.clone();
             match end {
                 GenerationEnd::Finished(FinishReason::Error { .. })
@@ -367,10 +373,11 @@ impl AgentLoop {
         stream: ChunkStream,
         abort: Option<AbortPoint>,
         parts: &mut Vec<StreamChunk>,
+        terminal_at: &mut Option<std::time::Instant>,
     ) -> GenerationEnd {
         let mut disposing = None;
         let end = self
-            .consume_to_end(stream, abort, parts, &mut disposing)
+            .consume_to_end(stream, abort, parts, terminal_at, &mut disposing)
             .await;
         if let Some(dispose) = disposing {
             dispose.await;
@@ -383,6 +390,7 @@ impl AgentLoop {
         mut stream: ChunkStream,
         abort: Option<AbortPoint>,
         parts: &mut Vec<StreamChunk>,
+        terminal_at: &mut Option<std::time::Instant>,
         disposing: &mut Option<futures::future::BoxFuture<'a, ()>>,
     ) -> GenerationEnd {
         let mut validator = StreamValidator::new();
@@ -435,7 +443,10 @@ impl AgentLoop {
             match validator.observe(&item) {
                 Err(message) => return GenerationEnd::Violation(message),
                 Ok(Progress::Continue) => {}
-                Ok(Progress::Terminal) => break item,
+                Ok(Progress::Terminal) => {
+                    *terminal_at = Some(std::time::Instant::now());
+                    break item;
+                }
             }
         };
         // Nothing may follow the terminal item, and the stream must end.

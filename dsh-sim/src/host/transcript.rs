@@ -37,6 +37,9 @@ pub struct GenerationRecord {
     pub request: RequestSummary,
     /// Every chunk of the stream, in order.
     pub parts: Vec<StreamChunk>,
+    /// How long after the `stream` call its terminal chunk arrived (none: it never did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_after: Option<std::time::Duration>,
 }
 
 /// The kind of a `finish` chunk's reason (DSH's `FinishReason.kind`), as scenarios spell

@@ -85,6 +85,8 @@ pub fn judge_record(text: &str, scenario: &Scenario) -> Result<Judged, String> {
             generations.push(GenerationRecord {
                 request: RequestSummary::of(&request),
                 parts: generation.parts,
+                // DSH's loop records no timing; chaos never runs under it.
+                terminal_after: None,
             });
         }
         let outcome = outcome(&generations, &run);

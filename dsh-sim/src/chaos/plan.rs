@@ -1,0 +1,254 @@
+//! What one chaos run is: from the seed and the run's index, the run's generator picks a
+//! base scenario and a fault row, the row draws its point, and the base becomes the run's
+//! scenario: the fault added, the bounds made small, a secret planted, `expect:` replaced
+//! by `expect: { chaos: ... }`, the chat's `await_exits` dropped. The scenario is written as YAML text and parsed back like
+//! any scenario file, so what runs is exactly what a replay file holds.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::chaos::catalogue::{FaultRow, apply, entry};
+use crate::chaos::rng::SplitMix64;
+use crate::scenario::Scenario;
+
+/// The areas the default bases come from: fake-only and fast (no installs, no pools
+/// waiting out idle timers, no sign-in flows).
+pub const DEFAULT_AREAS: [&str; 8] = [
+    "streaming",
+    "tool_calls",
+    "permissions",
+    "quirks",
+    "history",
+    "subagents",
+    "mcp_client",
+    "models",
+];
+
+/// The adapter's `timeout` in a chaos run, at most (a scenario's own may be shorter).
+pub const CHAOS_TIMEOUT_MS: u64 = 1_000;
+/// The adapter's `tool_timeout` in a chaos run, at most.
+pub const CHAOS_TOOL_TIMEOUT_MS: u64 = 2_000;
+/// The adapter's `shutdown_grace` in a chaos run.
+pub const CHAOS_SHUTDOWN_GRACE_MS: u64 = 200;
+/// The bound on every generate's terminal chunk: a server that stops answering costs
+/// the adapter one `timeout` to notice, after a start-up (spawn, `initialize`,
+/// `session/new`) that is bounded by `timeout` as well, plus the fake's own scripted
+/// waits and a margin for a loaded machine.
+pub const TERMINAL_BOUND_MS: u64 = 3 * CHAOS_TIMEOUT_MS + 1_500;
+
+/// A base scenario, parsed once.
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// Its file.
+    pub path: PathBuf,
+    /// Its YAML as a JSON value.
+    pub value: Value,
+}
+
+/// The default base folders under `root` (the scenarios folder).
+pub fn default_paths(root: &Path) -> Vec<PathBuf> {
+    DEFAULT_AREAS.iter().map(|area| root.join(area)).collect()
+}
+
+/// The bases among the scenario files under `paths`: every one that parses and is fast
+/// and fake-only (no `install:`, no `known_failure`, no longer time bound, no start-up
+/// delay, no tool slower than 300 ms).
+pub fn load_bases(paths: &[PathBuf]) -> Result<Vec<Base>, String> {
+    let files = crate::runner::discover::scenario_files(paths).map_err(|e| e.to_string())?;
+    let mut bases = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(scenario) = crate::scenario::parse(&text, &path) else {
+            continue;
+        };
+        if !is_fast(&scenario) {
+            continue;
+        }
+        let Ok(value) = serde_saphyr::from_str::<Value>(&text) else {
+            continue;
+        };
+        bases.push(Base { path, value });
+    }
+    if bases.is_empty() {
+        return Err("no base scenario: none of the files given is fast and fake-only".into());
+    }
+    Ok(bases)
+}
+
+fn is_fast(scenario: &Scenario) -> bool {
+    scenario.install.is_none()
+        && scenario.known_failure.is_none()
+        && scenario.time_bound_secs.is_none()
+        && scenario.fake.process.startup_delay_ms == 0
+        && scenario.fake.faults.is_empty()
+        && scenario.fake.mcp_client.fault.is_none()
+        && scenario.dsh.fault.is_none()
+        && scenario.expect.chaos.is_none()
+        && scenario.dsh.tools.iter().all(|t| t.delay_ms <= 300)
+}
+
+/// Whether a base scenario has a host tool round: DSH offers tools and the fake's script
+/// calls one (a `call` or `parallel` step).
+fn offers_tools(value: &Value) -> bool {
+    let offered = value
+        .pointer("/dsh/tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| !tools.is_empty());
+    let steps = value
+        .pointer("/fake/turns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|turn| turn.get("steps").and_then(Value::as_array))
+        .flatten();
+    let calls = steps
+        .filter_map(Value::as_object)
+        .any(|step| step.contains_key("call") || step.contains_key("parallel"));
+    offered && calls
+}
+
+/// One planned run.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    /// Its index.
+    pub index: u64,
+    /// The base scenario's file.
+    pub base: PathBuf,
+    /// The fault picked.
+    pub fault: &'static FaultRow,
+    /// The frame a server fault strikes at (`None` for other faults).
+    pub at_frame: Option<u64>,
+    /// The `tools/call` an MCP fault strikes at (`None` for other faults).
+    pub at_call: Option<u64>,
+    /// The run's scenario, as a file would hold it.
+    pub yaml: String,
+}
+
+/// Plans run `index` of the chaos run seeded `seed`.
+pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -> PlannedRun {
+    let mut rng = SplitMix64::for_run(seed, index);
+    let fault = rows[rng.below(rows.len() as u64) as usize];
+    // A fault that strikes only at a tool round gets a base that offers tools (when any
+    // does).
+    let with_tools: Vec<&Base> = bases.iter().filter(|b| offers_tools(&b.value)).collect();
+    let pool: Vec<&Base> = if fault.needs_tools && !with_tools.is_empty() {
+        with_tools
+    } else {
+        bases.iter().collect()
+    };
+    let base = pool[rng.below(pool.len() as u64) as usize];
+    let mut value = base.value.clone();
+    apply(fault, &mut value, &mut rng);
+    let secret = format!("chaos-secret-{seed:x}-{index}-{:016x}", rng.next_u64());
+    entry(&mut value, &["fake"])["planted_secret"] = json!(secret);
+    let knobs = entry(&mut value, &["dsh", "adapter"]);
+    for (key, most) in [
+        ("timeout_ms", CHAOS_TIMEOUT_MS),
+        ("tool_timeout_ms", CHAOS_TOOL_TIMEOUT_MS),
+    ] {
+        let own = knobs.get(key).and_then(Value::as_u64).unwrap_or(most);
+        knobs[key] = json!(own.min(most));
+    }
+    knobs["shutdown_grace_ms"] = json!(CHAOS_SHUTDOWN_GRACE_MS);
+    // `await_exits` waits for exits the server journals, which a killed or faulted server
+    // never writes: it is the base's own expectation, not a chaos one.
+    if let Some(chat) = value.pointer_mut("/dsh/chat").and_then(Value::as_array_mut) {
+        for entry in chat.iter_mut().filter_map(Value::as_object_mut) {
+            entry.remove("await_exits");
+        }
+    }
+    let name = format!(
+        "chaos seed {seed} run {index}: {} on {}",
+        fault.name,
+        base.path.display()
+    );
+    if let Some(object) = value.as_object_mut() {
+        object.insert("name".into(), json!(name));
+        object.insert("covers".into(), json!(["B04"]));
+        object.insert(
+            "expect".into(),
+            json!({ "chaos": { "terminal_bound_ms": TERMINAL_BOUND_MS } }),
+        );
+    }
+    let at_frame = value
+        .pointer("/fake/faults/0/at_frame")
+        .and_then(Value::as_u64);
+    let at_call = value
+        .pointer("/fake/mcp_client/fault/call")
+        .and_then(Value::as_u64);
+    PlannedRun {
+        index,
+        base: base.path.clone(),
+        fault,
+        at_frame,
+        at_call,
+        yaml: to_yaml(&value, seed, index),
+    }
+}
+
+/// The top-level keys in the order a scenario file lists them.
+const KEY_ORDER: [&str; 9] = [
+    "name",
+    "covers",
+    "known_failure",
+    "real_server",
+    "time_bound_secs",
+    "fake",
+    "install",
+    "dsh",
+    "expect",
+];
+
+/// A scenario value as a scenario file: the schema line, then one top-level key a line,
+/// each value as JSON (which is YAML).
+pub fn to_yaml(value: &Value, seed: u64, index: u64) -> String {
+    let mut out = String::from("# yaml-language-server: $schema=../scenario.schema.json\n");
+    out.push_str(&format!(
+        "# Written by `dsh-sim chaos --seed {seed} --run {index}`; judged by the chaos \
+         invariants (expect.chaos).\n"
+    ));
+    let Some(object) = value.as_object() else {
+        return out;
+    };
+    let known = KEY_ORDER.iter().filter_map(|k| Some((*k, object.get(*k)?)));
+    let others = object
+        .iter()
+        .filter(|(k, _)| !KEY_ORDER.contains(&k.as_str()))
+        .map(|(k, v)| (k.as_str(), v));
+    for (key, value) in known.chain(others) {
+        out.push_str(&format!("{key}: {value}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chaos::catalogue::CATALOGUE;
+
+    #[test]
+    fn a_planned_run_parses_as_a_chaos_scenario() -> Result<(), String> {
+        let base = Base {
+            path: PathBuf::from("streaming/x.yaml"),
+            value: json!({"name": "x", "covers": [], "dsh": {"chat": [{"user": "hi"}]},
+                          "expect": {"finish": "stop"}}),
+        };
+        let rows: Vec<&FaultRow> = CATALOGUE.iter().collect();
+        for index in 0..40 {
+            let run = plan(9, index, std::slice::from_ref(&base), &rows);
+            let scenario = crate::scenario::parse(&run.yaml, Path::new("chaos.yaml"))
+                .map_err(|e| format!("{e}\n{}", run.yaml))?;
+            assert!(scenario.expect.chaos.is_some());
+            assert!(scenario.expect.finish.is_none());
+            assert!(scenario.fake.planted_secret.is_some());
+            assert_eq!(
+                plan(9, index, std::slice::from_ref(&base), &rows).yaml,
+                run.yaml
+            );
+        }
+        Ok(())
+    }
+}
