@@ -116,6 +116,9 @@ fn inexpressible(scenario: &Scenario) -> Option<String> {
                 .to_owned(),
         );
     }
+    if scenario.expect.chaos.is_some() {
+        return Some(format!("`{}`", crate::chaos::plan::CHAOS_SIMULATOR_ONLY));
+    }
     if scenario.dsh.fault.is_some() {
         return Some(
             "`dsh.fault` (a DSH fault point is the simulator's: DSH's loop has no hook to \
