@@ -251,7 +251,7 @@ pub fn run_scenario(
         report.duration = started.elapsed();
         return report;
     }
-    if let Some(reason) = real_loop::skip_reason(&scenario, options) {
+    if let Some(reason) = real_loop::skip_reason(scenario, options) {
         report.verdict = Verdict::Skip(reason);
         report.duration = started.elapsed();
         return report;

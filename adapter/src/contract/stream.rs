@@ -287,6 +287,12 @@ impl ChunkSender {
         self.sender.send(chunk).await.is_ok()
     }
 
+    /// Waits for room for one chunk without giving a chunk up: cancelling the wait loses
+    /// nothing (the caller still holds its chunk). `None` once DSH has dropped the stream.
+    pub(crate) async fn reserve(&self) -> Option<mpsc::Permit<'_, StreamChunk>> {
+        self.sender.reserve().await.ok()
+    }
+
     /// Whether DSH has dropped the stream (an early return).
     pub fn is_closed(&self) -> bool {
         self.sender.is_closed()

@@ -80,6 +80,11 @@ pub(crate) struct TurnLoop {
     phase: Phase,
     /// When the current model segment (streaming) or the wait for DSH (parked) times out.
     deadline: Instant,
+    /// Chunks the loop made but did not hand to DSH because the turn ended first (their
+    /// send lost the race with an abort, a close or a disposal). The block writer already
+    /// counted them, so `finish` delivers them ahead of the closing block-end: every
+    /// block-end DSH reads is what its deltas assembled.
+    unsent: Vec<StreamChunk>,
 }
 
 impl TurnLoop {
@@ -99,6 +104,7 @@ impl TurnLoop {
             control_tx,
             phase: Phase::Streaming { sink, blocks },
             deadline,
+            unsent: Vec::new(),
         }
     }
 
@@ -177,14 +183,35 @@ impl TurnLoop {
 
     /// Sends a chunk to DSH while streaming, unless the turn ends first.
     async fn emit(&mut self, part: StreamChunk) -> Result<(), Outcome> {
+        self.emit_all([part]).await
+    }
+
+    /// Sends chunks to DSH in order while streaming, unless the turn ends first; then the
+    /// chunk being sent and those after it are kept for `finish` (a finish among them is
+    /// not: the turn's outcome is the terminal chunk).
+    async fn emit_all(
+        &mut self,
+        parts: impl IntoIterator<Item = StreamChunk>,
+    ) -> Result<(), Outcome> {
         let Phase::Streaming { sink, .. } = &self.phase else {
             return Ok(());
         };
-        if self.parts.ends.or_end(Some(sink), sink.send(part)).await? {
-            Ok(())
-        } else {
-            Err(Outcome::DroppedByDsh)
+        let mut parts = parts.into_iter();
+        while let Some(part) = parts.next() {
+            match self.parts.ends.or_end(Some(sink), sink.reserve()).await {
+                Ok(Some(permit)) => permit.send(part),
+                Ok(None) => return Err(Outcome::DroppedByDsh),
+                Err(outcome) => {
+                    self.unsent.extend(
+                        std::iter::once(part)
+                            .chain(parts)
+                            .filter(|p| !matches!(p, StreamChunk::Finish { .. })),
+                    );
+                    return Err(outcome);
+                }
+            }
         }
+        Ok(())
     }
 
     async fn emit_call(&mut self, call: &ParkedCall) -> Result<(), Outcome> {
@@ -197,10 +224,7 @@ impl TurnLoop {
             // Validated JSON, written as the raw text DSH's tool-call block carries.
             arguments: call.arguments.to_string(),
         });
-        for chunk in chunks {
-            self.emit(chunk).await?;
-        }
-        Ok(())
+        self.emit_all(chunks).await
     }
 
     async fn on_call(&mut self, first: ParkedCall) -> Result<(), Outcome> {
@@ -294,9 +318,7 @@ impl TurnLoop {
                     }
                     Phase::Parked { .. } => (Vec::new(), false),
                 };
-                for part in parts {
-                    self.emit(part).await?;
-                }
+                self.emit_all(parts).await?;
                 // DSH's maxTokens reached: the open block closes as the loop finishes,
                 // and the prompt is cancelled.
                 if capped {
@@ -351,10 +373,13 @@ impl TurnLoop {
             }
         };
         let deliverable = !matches!(outcome, Outcome::DroppedByDsh);
-        if let (true, Some(sink), Some(part)) = (deliverable, &sink, closing_part)
-            && tokio::time::timeout(grace, sink.send(part)).await.is_err()
-        {
-            tracing::debug!("DSH did not take the closing block chunk");
+        if let (true, Some(sink)) = (deliverable, &sink) {
+            for part in self.unsent.drain(..).chain(closing_part) {
+                if tokio::time::timeout(grace, sink.send(part)).await.is_err() {
+                    tracing::debug!("DSH did not take the closing chunks");
+                    break;
+                }
+            }
         }
         (sink, self.parts.events, settled)
     }

@@ -25,9 +25,24 @@ pub struct FaultRow {
     pub name: &'static str,
     /// What it does to the scenario.
     pub apply: Apply,
-    /// Whether it strikes only in a chat with host tool calls (an MCP fault, a DSH fault
-    /// at a tool round): the run's base is then drawn among the bases that offer tools.
-    pub needs_tools: bool,
+    /// What a base must do for the fault to strike: the run's base is drawn among those
+    /// that do (when any does).
+    pub needs: Needs,
+}
+
+/// What a fault needs of its base to strike at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Any base.
+    Nothing,
+    /// A chat that launches the server (an install fault: a base that fails before any
+    /// launch, such as an invalid tool catalogue, would leave the fault to strike the
+    /// launch after the chat, the one meant to repair it).
+    Launch,
+    /// A chat with a host tool round (an MCP fault, a DSH fault at a tool round).
+    ToolRound,
+    /// A tool round of two or more calls (a reordered round: one result has one order).
+    ParallelRound,
 }
 
 /// The families, in the order the summary lists them.
@@ -45,7 +60,7 @@ pub const CATALOGUE: &[FaultRow] = &[
     server("sigkill"),
     FaultRow {
         family: "server",
-        needs_tools: false,
+        needs: Needs::Nothing,
         name: "ignore_sigterm_and_eof",
         apply: |scenario, _, _| {
             let process = entry(scenario, &["fake", "process"]);
@@ -61,7 +76,7 @@ pub const CATALOGUE: &[FaultRow] = &[
     server("close_stdout"),
     FaultRow {
         family: "server",
-        needs_tools: false,
+        needs: Needs::Nothing,
         name: "stderr_flood",
         apply: |scenario, _, rng| {
             let bytes = rng.between(64 * 1024, 4 * 1024 * 1024);
@@ -84,11 +99,14 @@ pub const CATALOGUE: &[FaultRow] = &[
     dsh("late_result"),
     dsh("history_drop_result"),
     dsh("history_repeat_result"),
-    dsh("history_reorder_results"),
+    FaultRow {
+        needs: Needs::ParallelRound,
+        ..dsh("history_reorder_results")
+    },
     dsh("title_while_parked"),
     FaultRow {
         family: "install",
-        needs_tools: false,
+        needs: Needs::Launch,
         name: "drop_connection",
         apply: |scenario, _, rng| {
             let at_byte = rng.below(INSTALL_BYTE_SPAN);
@@ -97,7 +115,7 @@ pub const CATALOGUE: &[FaultRow] = &[
     },
     FaultRow {
         family: "install",
-        needs_tools: false,
+        needs: Needs::Launch,
         name: "kill_installer",
         apply: |scenario, _, rng| {
             let step = KILL_STEPS[rng.below(KILL_STEPS.len() as u64) as usize];
@@ -106,13 +124,17 @@ pub const CATALOGUE: &[FaultRow] = &[
     },
     FaultRow {
         family: "install",
-        needs_tools: false,
+        needs: Needs::Launch,
         name: "swap_file_before_launch",
         apply: |scenario, _, _| {
             install(scenario)["fault"] = json!({"kind": "swap_file_before_launch"});
         },
     },
 ];
+
+/// How many calls the fake's `burst` fault sends at once (the fake's own `BURST_CALLS`:
+/// one more than the bridge's 64 pending calls).
+pub const BURST_CALLS: usize = 65;
 
 /// The `tools/call` an MCP fault strikes at is drawn from `0..MCP_CALL_SPAN` (the fast
 /// tool scenarios make one or two calls per process; a point past the last is "not struck").
@@ -132,7 +154,7 @@ const KILL_STEPS: [&str; 6] = [
 const fn mcp(name: &'static str) -> FaultRow {
     FaultRow {
         family: "mcp",
-        needs_tools: true,
+        needs: Needs::ToolRound,
         name,
         apply: |scenario, kind, rng| {
             let call = rng.below(MCP_CALL_SPAN);
@@ -145,7 +167,7 @@ const fn mcp(name: &'static str) -> FaultRow {
 const fn dsh_at_chunk(name: &'static str) -> FaultRow {
     FaultRow {
         family: "dsh",
-        needs_tools: false,
+        needs: Needs::Nothing,
         name,
         apply: |scenario, kind, rng| {
             let at_chunk = rng.below(CHUNK_SPAN);
@@ -159,7 +181,7 @@ const fn dsh_at_chunk(name: &'static str) -> FaultRow {
 const fn dsh(name: &'static str) -> FaultRow {
     FaultRow {
         family: "dsh",
-        needs_tools: true,
+        needs: Needs::ToolRound,
         name,
         apply: |scenario, kind, _| {
             entry(scenario, &["dsh"])["fault"] = json!({ "kind": kind });
@@ -177,7 +199,7 @@ fn install(scenario: &mut Value) -> &mut Value {
 const fn server(name: &'static str) -> FaultRow {
     FaultRow {
         family: "server",
-        needs_tools: false,
+        needs: Needs::Nothing,
         name,
         apply: add_server_fault,
     }

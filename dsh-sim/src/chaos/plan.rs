@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::chaos::catalogue::{FaultRow, apply, entry};
+use crate::chaos::catalogue::{FaultRow, Needs, apply, entry};
 use crate::chaos::rng::SplitMix64;
 use crate::scenario::Scenario;
 
@@ -93,24 +93,53 @@ fn is_fast(scenario: &Scenario) -> bool {
         && scenario.dsh.tools.iter().all(|t| t.delay_ms <= 300)
 }
 
-/// Whether a base scenario has a host tool round: DSH offers tools and the fake's script
-/// calls one (a `call` or `parallel` step).
+/// Whether a base scenario gives a fault what it `needs` to strike.
+fn fits(needs: Needs, value: &Value) -> bool {
+    match needs {
+        Needs::Nothing => true,
+        Needs::Launch => launches(value),
+        Needs::ToolRound => offers_tools(value) && script_steps(value).any(|s| is_call(s, 1)),
+        Needs::ParallelRound => offers_tools(value) && script_steps(value).any(|s| is_call(s, 2)),
+    }
+}
+
 fn offers_tools(value: &Value) -> bool {
-    let offered = value
+    value
         .pointer("/dsh/tools")
         .and_then(Value::as_array)
-        .is_some_and(|tools| !tools.is_empty());
-    let steps = value
+        .is_some_and(|tools| !tools.is_empty())
+}
+
+/// The steps of every turn of the fake's script.
+fn script_steps(value: &Value) -> impl Iterator<Item = &Value> {
+    value
         .pointer("/fake/turns")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|turn| turn.get("steps").and_then(Value::as_array))
-        .flatten();
-    let calls = steps
-        .filter_map(Value::as_object)
-        .any(|step| step.contains_key("call") || step.contains_key("parallel"));
-    offered && calls
+        .flatten()
+}
+
+/// Whether `step` calls host tools, at least `calls` of them in one round (a `call` step
+/// is one, a `parallel` step lists its calls).
+fn is_call(step: &Value, calls: usize) -> bool {
+    if step.get("call").is_some() {
+        return calls <= 1;
+    }
+    step.get("parallel")
+        .and_then(Value::as_array)
+        .is_some_and(|parallel| parallel.len() >= calls)
+}
+
+/// Whether a base scenario's chat launches the server: its expectations do not say that
+/// no prompt was sent (a generation refused before any launch, such as an invalid tool
+/// catalogue or an unknown saved model).
+fn launches(value: &Value) -> bool {
+    value
+        .pointer("/expect/wire/prompts")
+        .and_then(Value::as_u64)
+        != Some(0)
 }
 
 /// One planned run.
@@ -134,13 +163,16 @@ pub struct PlannedRun {
 pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -> PlannedRun {
     let mut rng = SplitMix64::for_run(seed, index);
     let fault = rows[rng.below(rows.len() as u64) as usize];
-    // A fault that strikes only at a tool round gets a base that offers tools (when any
-    // does).
-    let with_tools: Vec<&Base> = bases.iter().filter(|b| offers_tools(&b.value)).collect();
-    let pool: Vec<&Base> = if fault.needs_tools && !with_tools.is_empty() {
-        with_tools
-    } else {
+    // A fault that strikes only at a tool round, or only where the server is launched,
+    // gets a base that has one (when any does).
+    let fitting: Vec<&Base> = bases
+        .iter()
+        .filter(|b| fits(fault.needs, &b.value))
+        .collect();
+    let pool: Vec<&Base> = if fitting.is_empty() {
         bases.iter().collect()
+    } else {
+        fitting
     };
     let base = pool[rng.below(pool.len() as u64) as usize];
     let mut value = base.value.clone();
@@ -172,6 +204,8 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
         object.insert("name".into(), json!(name));
         object.insert("covers".into(), json!(["B04"]));
         object.insert("simulator_only".into(), json!(CHAOS_SIMULATOR_ONLY));
+        // The fault is the fake's script: a real server would run the base unfaulted.
+        object.insert("real_server".into(), json!(false));
         object.insert(
             "expect".into(),
             json!({ "chaos": { "terminal_bound_ms": TERMINAL_BOUND_MS } }),
@@ -255,5 +289,56 @@ mod tests {
             );
         }
         Ok(())
+    }
+
+    /// An install fault never draws a base whose chat launches nothing (the fault would
+    /// strike the launch after the chat, the one meant to repair it: chaos seed
+    /// 1796184962 run 789), a reordered history only a base with a round of two calls
+    /// (it struck 0 times in 184 on one-call rounds); other faults still draw any base.
+    #[test]
+    fn a_fault_draws_a_base_it_can_strike() {
+        let refused = Base {
+            path: PathBuf::from("tool_calls/refused.yaml"),
+            value: json!({"name": "r", "covers": [], "dsh": {"chat": [{"user": "hi"}]},
+                          "expect": {"error": "ACP_TOOL_CATALOG_INVALID", "wire": {"prompts": 0}}}),
+        };
+        let launched = Base {
+            path: PathBuf::from("streaming/x.yaml"),
+            value: json!({"name": "x", "covers": [], "dsh": {"chat": [{"user": "hi"}]},
+                          "expect": {"finish": "stop"}}),
+        };
+        let parallel = Base {
+            path: PathBuf::from("tool_calls/parallel.yaml"),
+            value: json!({"name": "p", "covers": [],
+                          "fake": {"turns": [{"steps": [{"parallel": [{"tool": "a"}, {"tool": "b"}]}]}]},
+                          "dsh": {"tools": [{"name": "a"}, {"name": "b"}], "chat": [{"user": "hi"}]},
+                          "expect": {"finish": "stop"}}),
+        };
+        let bases = [refused, launched, parallel];
+        let rows: Vec<&FaultRow> = CATALOGUE.iter().collect();
+        let mut others_drew_it = false;
+        for index in 0..400 {
+            let run = plan(11, index, &bases, &rows);
+            let on_refused = run.base == bases[0].path;
+            if run.fault.name == "history_reorder_results" {
+                assert_eq!(
+                    run.base, bases[2].path,
+                    "run {index}: a reorder on one call"
+                );
+            }
+            if run.fault.family == "install" {
+                assert!(
+                    !on_refused,
+                    "run {index}: {} on a base that never launches",
+                    run.fault.name
+                );
+            } else {
+                others_drew_it |= on_refused;
+            }
+        }
+        assert!(
+            others_drew_it,
+            "no other fault drew the base that launches nothing"
+        );
     }
 }

@@ -66,7 +66,7 @@ pub(crate) async fn checks_after_run(
             bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
         }
         Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
-        // A DSH fault that drops the stream or disposes mid-turn: as dropping the stream.
+        // A DSH fault that drops the stream or aborts mid-turn: as after an abort on tool calls.
         None if fault_drops_streams => bridges_closed_within(dir, run_checks::SETTLE_BOUND).await,
         Some(AbortPoint::OnFirstDelta | AbortPoint::OnFirstDeltaReadingOn) | None => {
             open_bridges(dir).await

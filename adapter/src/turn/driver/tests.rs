@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::TestResult;
-use crate::contract::ChunkStream;
+use crate::contract::ContentBlockType as BlockKind;
+use crate::contract::{ChunkStream, ContentBlock, TextBlock};
 use crate::turn::exchange::ToolOutcome;
 
 struct Parked {
@@ -19,12 +20,17 @@ struct Parked {
     _stream: ChunkStream,
 }
 
-/// A loop parked on calls of the tools `names`.
-fn parked(names: &[&str]) -> Parked {
-    let (_, events) = mpsc::channel(1);
+/// A loop streaming to the returned stream, with no server or bridge behind it.
+fn streaming() -> (TurnLoop, ChunkStream) {
     let (_, calls) = mpsc::channel(1);
+    let (sink, stream) = ChunkStream::channel();
+    (TurnLoop::new(loop_parts(), calls, sink), stream)
+}
+
+fn loop_parts() -> TurnLoopParts {
+    let (_, events) = mpsc::channel(1);
     let provider = CancellationToken::new();
-    let parts = TurnLoopParts {
+    TurnLoopParts {
         events,
         ends: TurnEnds {
             close: provider.child_token(),
@@ -41,9 +47,12 @@ fn parked(names: &[&str]) -> Parked {
         window: WindowReport::default(),
         max_tokens: None,
         confinement: None,
-    };
-    let (sink, stream) = ChunkStream::channel();
-    let mut turn = TurnLoop::new(parts, calls, sink);
+    }
+}
+
+/// A loop parked on calls of the tools `names`.
+fn parked(names: &[&str]) -> Parked {
+    let (mut turn, stream) = streaming();
     let mut parked = HashMap::new();
     let mut replies = HashMap::new();
     for name in names {
@@ -186,5 +195,45 @@ async fn a_deadline_after_the_claim_waits_one_more_model_timeout() -> TestResult
         .on_deadline()
         .map_err(|outcome| format!("{outcome:?}"))?;
     assert_eq!(next, Instant::now() + parked.turn.parts.timeout);
+    Ok(())
+}
+
+/// DSH's abort landing after a server chunk became block chunks but before they were
+/// sent (chaos seed 1796184962 runs 47 and 31): the chunks still reach DSH ahead of the
+/// closing block-end, so the block-end is what DSH's deltas assembled, never text DSH
+/// did not see, and no block is left open at the finish.
+#[tokio::test]
+async fn chunks_the_abort_overtook_reach_dsh_before_the_closing_block() -> TestResult {
+    let (mut turn, mut stream) = streaming();
+    turn.parts.ends.abort.cancel();
+    let step = turn
+        .on_event(ServerEvent::Chunk {
+            kind: BlockKind::Text,
+            text: "Bonjour".to_owned(),
+        })
+        .await;
+    assert!(matches!(step, Err(Outcome::Cancelled)), "{step:?}");
+    let (sink, _events, _settled) = turn
+        .finish(&Outcome::Cancelled, Duration::from_secs(5))
+        .await;
+    drop(sink);
+    let mut assembled = String::new();
+    let mut ended = None;
+    while let Some(chunk) = stream.recv().await {
+        match chunk {
+            StreamChunk::TextDelta { text, .. } => assembled.push_str(&text),
+            StreamChunk::BlockEnd { block, .. } => ended = Some(block),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        assembled, "Bonjour",
+        "the delta the abort overtook was lost"
+    );
+    let ended = ended.ok_or("no block-end: the block was left open")?;
+    let expected = ContentBlock::Text(TextBlock {
+        text: "Bonjour".into(),
+    });
+    assert_eq!(ended, expected, "the block-end differs from its deltas");
     Ok(())
 }
