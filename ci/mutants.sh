@@ -2,7 +2,9 @@
 # Mutation testing of the adapter with cargo-mutants: do the tests (the scenario suite
 # included) fail when the adapter's code is broken on purpose?
 #
-#   ci/mutants.sh full                 every mutant of adapter/src (about an hour on 2 cores)
+#   ci/mutants.sh full                 every mutant of adapter/src (about 935; each runs the
+#                                      whole workspace's tests, so many hours on 2 cores:
+#                                      the nightly runs one shard a night)
 #   ci/mutants.sh shard K/N            the K-th of N shards of the full run (0-based K)
 #   ci/mutants.sh diff [BASE]          only the lines changed since BASE (default: origin's
 #                                      main if it exists, else HEAD~1)
