@@ -261,28 +261,21 @@ fn a_live_task_after_disposal_fails() {
 
 #[test]
 fn the_secret_anywhere_fails() {
+    let failure = LlmFailure {
+        message: "server said: token S3CR3T".into(),
+        code: "ACP_SERVER_ERROR".into(),
+        status: None,
+        provider_retry_after_ms: None,
+        request_id: None,
+    };
     let leaked = transcript(
         vec![generation(
             vec![StreamChunk::finish(FinishReason::Error {
-                failure: LlmFailure {
-                    message: "server said: token S3CR3T".into(),
-                    code: "ACP_SERVER_ERROR".into(),
-                    status: None,
-                    provider_retry_after_ms: None,
-                    request_id: None,
-                },
+                failure: failure.clone(),
             })],
             Some(10),
         )],
-        RunOutcome::Failed {
-            failure: LlmFailure {
-                message: "server said: token S3CR3T".into(),
-                code: "ACP_SERVER_ERROR".into(),
-                status: None,
-                provider_retry_after_ms: None,
-                request_id: None,
-            },
-        },
+        RunOutcome::Failed { failure },
     );
     assert_eq!(violations(&leaked, &[], &Watched::default()).len(), 1);
     let good = transcript(vec![generation(vec![stop()], Some(10))], finished());

@@ -132,10 +132,6 @@ pub const CATALOGUE: &[FaultRow] = &[
     },
 ];
 
-/// How many calls the fake's `burst` fault sends at once (the fake's own `BURST_CALLS`:
-/// one more than the bridge's 64 pending calls).
-pub const BURST_CALLS: usize = 65;
-
 /// The `tools/call` an MCP fault strikes at is drawn from `0..MCP_CALL_SPAN` (the fast
 /// tool scenarios make one or two calls per process; a point past the last is "not struck").
 pub const MCP_CALL_SPAN: u64 = 2;

@@ -106,7 +106,8 @@ fn run_logged(
     // arrived together form one round: on a loaded machine nearly one call per round
     // (seed 1796184962 run 1166 took 12 rounds unloaded, more than 16 under load), so DSH
     // gets a generation per call plus the answer before it gives up.
-    options.limits.max_generations_per_run = 2 + crate::chaos::catalogue::BURST_CALLS;
+    options.limits.max_generations_per_run =
+        2 + fake_antigravity::mcp::faults::BURST_CALLS as usize;
     if settings.full_artifacts {
         options.artifacts_root = Some(settings.out.join("artifacts"));
         options.keep_passing_artifacts = true;
