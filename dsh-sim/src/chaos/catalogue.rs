@@ -1,7 +1,7 @@
 //! The fault catalogue: one row per fault kind `dsh-sim chaos` can pick, each a family, a
 //! name, and how it changes the run's scenario (a JSON value of the scenario file) with
 //! its point drawn from the run's generator. Adding a fault is adding a row; adding a
-//! family is adding its rows (and its name to [`FAMILIES`]).
+//! family is adding its rows (`--faults` selects a family by its rows' `family`).
 //!
 //! Server faults are the fake's `fake.faults` (`fake-antigravity/src/script/faults.rs`)
 //! and two process switches; MCP faults the fake client's `fake.mcp_client.fault`
@@ -12,6 +12,7 @@
 use serde_json::{Value, json};
 
 use crate::chaos::rng::SplitMix64;
+use crate::scenario::KillStep;
 
 /// How a row changes a scenario: `(scenario, the row's name, generator)`.
 pub type Apply = fn(&mut Value, &str, &mut SplitMix64);
@@ -44,9 +45,6 @@ pub enum Needs {
     /// A tool round of two or more calls (a reordered round: one result has one order).
     ParallelRound,
 }
-
-/// The families, in the order the summary lists them.
-pub const FAMILIES: [&str; 4] = ["server", "mcp", "dsh", "install"];
 
 /// The frame index a server fault strikes at is drawn from `0..FRAME_SPAN`: the fast
 /// scenarios write between 4 and 60 frames per process, most under 20.
@@ -118,8 +116,10 @@ pub const CATALOGUE: &[FaultRow] = &[
         needs: Needs::Launch,
         name: "kill_installer",
         apply: |scenario, _, rng| {
-            let step = KILL_STEPS[rng.below(KILL_STEPS.len() as u64) as usize];
-            install(scenario)["fault"] = json!({"kind": "kill_installer", "at_step": step});
+            let steps = KillStep::ALL;
+            let step = steps[rng.below(steps.len() as u64) as usize];
+            install(scenario)["fault"] =
+                json!({"kind": "kill_installer", "at_step": step.as_str()});
         },
     },
     FaultRow {
@@ -141,10 +141,6 @@ pub const CHUNK_SPAN: u64 = 24;
 /// The archive byte after which the registry host drops the connection is drawn from
 /// `0..INSTALL_BYTE_SPAN` (the test archive is about 900 bytes).
 pub const INSTALL_BYTE_SPAN: u64 = 1_000;
-/// Every installer step `kill_installer` can strike.
-const KILL_STEPS: [&str; 6] = [
-    "download", "verify", "extract", "receipt", "rename", "retire",
-];
 
 /// An MCP client fault of `fake.mcp_client.fault`, at a drawn call.
 const fn mcp(name: &'static str) -> FaultRow {

@@ -45,16 +45,8 @@ pub struct FaultTally {
 /// A failing run.
 #[derive(Debug, Clone)]
 pub struct FailedRun {
-    /// Its index.
-    pub index: u64,
-    /// Its fault.
-    pub fault: &'static str,
-    /// Its base.
-    pub base: PathBuf,
-    /// Why.
+    /// Why (its seed, index, fault, base and replay went to the log as it failed).
     pub reasons: Vec<String>,
-    /// Its replay scenario, if written.
-    pub replay: Option<PathBuf>,
 }
 
 /// What a session found.
@@ -155,11 +147,9 @@ fn run_logged(
             Verdict::Fail(reasons) => reasons,
             _ => Vec::new(),
         };
-        let replay = if settings.full_artifacts || !reasons.is_empty() {
-            write_replay(&settings.out, seed, index, &planned.yaml, log)?
-        } else {
-            None
-        };
+        if settings.full_artifacts || !reasons.is_empty() {
+            write_replay(&settings.out, seed, index, &planned.yaml, log)?;
+        }
         if !reasons.is_empty() {
             tally.failed += 1;
             writeln!(
@@ -175,13 +165,7 @@ fn run_logged(
                 log,
                 "    replay: cargo run -p dsh-sim -- chaos --seed {seed} --run {index}"
             )?;
-            summary.failed.push(FailedRun {
-                index,
-                fault: planned.fault.name,
-                base: planned.base.clone(),
-                reasons,
-                replay,
-            });
+            summary.failed.push(FailedRun { reasons });
         }
         if let Some(folder) = &report.artifacts {
             writeln!(log, "artefacts: {}", folder.display())?;
@@ -208,7 +192,7 @@ fn write_replay(
     index: u64,
     yaml: &str,
     log: &mut dyn Write,
-) -> std::io::Result<Option<PathBuf>> {
+) -> std::io::Result<()> {
     let path = out.join(format!("seed-{seed}-run-{index}.yaml"));
     let written = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, yaml));
     match written {
@@ -217,16 +201,14 @@ fn write_replay(
                 log,
                 "replay scenario: {} (copy it to scenarios/chaos/ to keep it as a regression test)",
                 path.display()
-            )?;
-            Ok(Some(path))
+            )
         }
         Err(error) => {
             writeln!(
                 log,
                 "could not write the replay {}: {error}",
                 path.display()
-            )?;
-            Ok(None)
+            )
         }
     }
 }

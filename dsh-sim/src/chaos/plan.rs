@@ -145,8 +145,6 @@ fn launches(value: &Value) -> bool {
 /// One planned run.
 #[derive(Debug, Clone)]
 pub struct PlannedRun {
-    /// Its index.
-    pub index: u64,
     /// The base scenario's file.
     pub base: PathBuf,
     /// The fault picked.
@@ -218,7 +216,6 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
         .pointer("/fake/mcp_client/fault/call")
         .and_then(Value::as_u64);
     PlannedRun {
-        index,
         base: base.path.clone(),
         fault,
         at_frame,

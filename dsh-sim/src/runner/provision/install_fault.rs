@@ -50,7 +50,6 @@ pub struct SwapPlan {
     path: PathBuf,
     swapped: Vec<u8>,
     armed: AtomicBool,
-    struck: AtomicBool,
 }
 
 impl SwapPlan {
@@ -71,7 +70,6 @@ impl SwapPlan {
             path: cache.join(CURRENT_DIR).join(SERVER_MEMBER),
             swapped,
             armed: AtomicBool::new(true),
-            struck: AtomicBool::new(false),
         })
     }
 
@@ -80,9 +78,8 @@ impl SwapPlan {
         if !self.armed.swap(false, Ordering::SeqCst) {
             return;
         }
-        match std::fs::write(&self.path, &self.swapped) {
-            Ok(()) => self.struck.store(true, Ordering::SeqCst),
-            Err(error) => tracing::warn!(%error, "the swap fault could not change the server"),
+        if let Err(error) = std::fs::write(&self.path, &self.swapped) {
+            tracing::warn!(%error, "the swap fault could not change the server");
         }
     }
 }
