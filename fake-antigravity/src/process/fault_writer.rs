@@ -124,7 +124,12 @@ impl<W> FaultWriter<W> {
             Some(secret) => plant_in_error(frame, secret),
             None => frame,
         };
-        if let Some(session) = session_of_update(&frame) {
+        // Only `chunk_after_result` needs the session; other runs skip the parse per frame.
+        let needs_session = self
+            .armed
+            .iter()
+            .any(|fault| fault.kind == ServerFaultKind::ChunkAfterResult);
+        if needs_session && let Some(session) = session_of_update(&frame) {
             self.last_session = Some(session);
         }
         let due = self
