@@ -252,45 +252,21 @@ where
                 false
             }
         };
-        let Some(server) = resources.server.take() else {
-            return Err(AdapterError::ConnectionClosed("session/new"));
-        };
-        // If the start is dropped while the session opens (its timeout), the process is
-        // disposed on the pool's tracker, which disposal awaits, rather than killed and
-        // left unreaped by its drop.
-        let mut opening = Opening {
-            pool: &spec.pool,
-            server: Some(server),
-        };
-        let Some(held) = opening.server.as_mut() else {
-            return Err(AdapterError::ConnectionClosed("session/new"));
-        };
-        let opened = open(spec, held, resources, &channels).await;
-        let Some(mut server) = opening.server.take() else {
-            return Err(AdapterError::ConnectionClosed("session/new"));
-        };
-        let gone = opened.is_err() && reused && !server.is_alive();
+        // The process stays in `resources` while its session opens, so a start dropped at
+        // its timeout leaves it to the turn's teardown, which disposes it in order.
+        let opened = open(spec, resources, &channels).await;
+        let alive = resources
+            .server
+            .as_mut()
+            .is_some_and(|server| server.is_alive());
+        let gone = opened.is_err() && reused && !alive;
         if !gone {
-            resources.server = Some(server);
             return opened;
         }
         tracing::debug!("a pooled process was gone; starting another");
         resources.abandon_session().await;
-        spec.pool.dispose_later(server);
-    }
-}
-
-/// A process whose session is being opened: disposed on the pool's tracker if the
-/// opening is dropped before it hands the process back.
-struct Opening<'a> {
-    pool: &'a Arc<ProcessPool>,
-    server: Option<PooledProcess>,
-}
-
-impl Drop for Opening<'_> {
-    fn drop(&mut self) {
-        if let Some(server) = self.server.take() {
-            self.pool.dispose_later(server);
+        if let Some(server) = resources.server.take() {
+            spec.pool.dispose_later(server);
         }
     }
 }
@@ -323,7 +299,6 @@ fn checkout(
 /// tools), the model, then the prompt.
 async fn open(
     spec: &TurnSpec,
-    server: &mut PooledProcess,
     resources: &mut TurnResources,
     channels: &Channels<'_>,
 ) -> Result<(), AdapterError> {
@@ -335,6 +310,9 @@ async fn open(
         identity = Some(bridge.identity().clone());
         resources.bridge = Some(bridge);
     }
+    let Some(server) = resources.server.as_mut() else {
+        return Err(AdapterError::ConnectionClosed("session/new"));
+    };
     server.acp.attach(channels.events.clone(), identity);
     let claimed = match spec.catalog {
         None => server.unclaimed.take(),
