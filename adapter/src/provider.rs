@@ -27,7 +27,7 @@ use crate::error::AdapterError;
 use crate::pool::ProcessPool;
 use crate::server::ServerLauncher;
 use crate::turn::{
-    Claim, ContextWindows, Continuation, ExchangeRegistry, HistoryDigest, NoToolLane, TurnSpec,
+    Claim, ContextWindows, Continuation, ExchangeRegistry, NoToolLane, SegmentHistory, TurnSpec,
     WindowReport, build_prompt, fingerprint, run_turn,
 };
 
@@ -95,7 +95,7 @@ impl AntigravityProvider {
         }
     }
 
-    fn start(&self, request: GenerateOptions) -> Result<ChunkStream, AdapterError> {
+    fn start(&self, mut request: GenerateOptions) -> Result<ChunkStream, AdapterError> {
         if self.root.is_cancelled() {
             return Err(AdapterError::Disposed);
         }
@@ -112,14 +112,17 @@ impl AntigravityProvider {
                     results,
                     sink,
                     abort: request.signal.clone(),
-                    history: HistoryDigest::of(&request.messages),
+                    history: SegmentHistory::new(std::mem::take(&mut request.messages)),
                     max_tokens: request.max_tokens,
                 };
                 match exchange.control.try_send(continuation) {
                     Ok(()) => return Ok(stream),
                     // The turn ended just as it was claimed: start afresh from the
                     // complete history, which holds the calls and their results.
-                    Err(TrySendError::Closed(c) | TrySendError::Full(c)) => c.sink,
+                    Err(TrySendError::Closed(c) | TrySendError::Full(c)) => {
+                        request.messages = c.history.into_messages();
+                        c.sink
+                    }
                 }
             }
             Claim::Fresh => sink,
@@ -168,7 +171,7 @@ impl AntigravityProvider {
             prompt,
             catalog,
             fingerprint,
-            history: HistoryDigest::of(&request.messages),
+            history: SegmentHistory::new(request.messages),
             sink,
             abort: request.signal,
             provider: self.root.clone(),

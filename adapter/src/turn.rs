@@ -22,7 +22,7 @@ use tokio::sync::{Mutex, OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
-pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, HistoryDigest, fingerprint};
+pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, SegmentHistory, fingerprint};
 pub(crate) use prompt::build_prompt;
 pub(crate) use windows::{ContextWindows, WindowReport};
 
@@ -57,7 +57,7 @@ pub(crate) struct TurnSpec {
     pub(crate) prompt: Vec<ContentBlock>,
     pub(crate) catalog: Option<Arc<ToolCatalog>>,
     pub(crate) fingerprint: [u8; 32],
-    pub(crate) history: HistoryDigest,
+    pub(crate) history: SegmentHistory,
     pub(crate) sink: ChunkSender,
     pub(crate) abort: CancellationToken,
     /// The provider's token: cancelled on disposal.

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use super::blocks::BlockWriter;
 use super::ends::{Outcome, TurnEnds};
 use super::exchange::ToolOutcome;
-use super::exchange::{Continuation, ExchangeRegistry, HistoryDigest, PendingExchange};
+use super::exchange::{Continuation, ExchangeRegistry, PendingExchange, SegmentHistory};
 use super::stop_outcome;
 use super::windows::WindowReport;
 use crate::acp::ServerEvent;
@@ -32,7 +32,7 @@ pub(crate) struct TurnLoopParts {
     pub(crate) registry: Arc<ExchangeRegistry>,
     pub(crate) id: u64,
     pub(crate) fingerprint: [u8; 32],
-    pub(crate) history: HistoryDigest,
+    pub(crate) history: SegmentHistory,
     pub(crate) timeout: Duration,
     pub(crate) tool_timeout: Duration,
     /// When the first model segment began (the turn's start).

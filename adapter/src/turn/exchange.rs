@@ -10,7 +10,7 @@
 //! exchange and the turn restarts from DSH's authoritative history.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -20,39 +20,41 @@ use tokio_util::sync::CancellationToken;
 use crate::contract::{ChunkSender, GenerateOptions, Message, ToolResultView, blocks_text};
 use crate::error::AdapterError;
 
-/// A digest of a history prefix.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HistoryDigest {
-    len: usize,
-    hash: [u8; 32],
-}
+/// The history a model segment was generated from, kept whole (shared, never copied) so
+/// that a continuation is recognised by comparing messages: no serialisation or hashing
+/// of the whole conversation on every generate.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SegmentHistory(Arc<Vec<Message>>);
 
 fn hash_json<T: Serialize + ?Sized>(hasher: &mut Sha256, value: &T) {
     // Serialising our own contract types cannot fail; an empty encoding would only make
-    // two histories look different, never alike.
+    // two requests look different, never alike.
     let bytes = serde_json::to_vec(value).unwrap_or_default();
     hasher.update((bytes.len() as u64).to_le_bytes());
     hasher.update(&bytes);
 }
 
-impl HistoryDigest {
-    /// The digest of `history`.
-    pub(crate) fn of(history: &[Message]) -> Self {
-        let mut hasher = Sha256::new();
-        for message in history {
-            hash_json(&mut hasher, message);
-        }
-        Self {
-            len: history.len(),
-            hash: hasher.finalize().into(),
-        }
+impl SegmentHistory {
+    /// The history of a request, taken over.
+    pub(crate) fn new(messages: Vec<Message>) -> Self {
+        Self(Arc::new(messages))
     }
 
-    /// Whether `history` starts with the history this digest was taken of.
+    /// How many messages it holds.
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether `history` starts with this history.
     fn is_prefix_of(&self, history: &[Message]) -> bool {
         history
-            .get(..self.len)
-            .is_some_and(|prefix| Self::of(prefix) == *self)
+            .get(..self.len())
+            .is_some_and(|prefix| prefix == self.0.as_slice())
+    }
+
+    /// The messages back (copied only if the history is still shared).
+    pub(crate) fn into_messages(self) -> Vec<Message> {
+        Arc::try_unwrap(self.0).unwrap_or_else(|shared| shared.as_ref().clone())
     }
 }
 
@@ -98,7 +100,7 @@ pub(crate) struct Continuation {
     /// The new request's abort signal.
     pub(crate) abort: CancellationToken,
     /// The new request's whole history.
-    pub(crate) history: HistoryDigest,
+    pub(crate) history: SegmentHistory,
     /// The new request's `maxTokens` (`None`: no cap).
     pub(crate) max_tokens: Option<u64>,
 }
@@ -113,7 +115,7 @@ pub(crate) struct PendingExchange {
     /// The fingerprint of the request that started the exchange.
     pub(crate) fingerprint: [u8; 32],
     /// The history the last segment was generated from.
-    pub(crate) history: HistoryDigest,
+    pub(crate) history: SegmentHistory,
     /// Where a continuation is delivered.
     pub(crate) control: mpsc::Sender<Continuation>,
     /// Cancelling it closes the turn.
@@ -235,7 +237,7 @@ impl ExchangeRegistry {
             let tail = tail_of(
                 request
                     .messages
-                    .get(exchange.history.len..)
+                    .get(exchange.history.len()..)
                     .unwrap_or_default(),
             );
             let same_calls = tail.calls.len() == exchange.issued.len()

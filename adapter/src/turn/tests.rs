@@ -146,7 +146,7 @@ fn spec_for(
         prompt: build_prompt(request, catalog.as_deref())?,
         catalog,
         fingerprint: fingerprint(request),
-        history: HistoryDigest::of(&request.messages),
+        history: SegmentHistory::new(request.messages.clone()),
         sink,
         abort: request.signal.clone(),
         provider: CancellationToken::new(),

@@ -40,7 +40,7 @@ fn loop_parts() -> TurnLoopParts {
         registry: Arc::default(),
         id: 1,
         fingerprint: [0; 32],
-        history: HistoryDigest::of(&[]),
+        history: SegmentHistory::new(Vec::new()),
         timeout: Duration::from_secs(600),
         tool_timeout: Duration::from_secs(170),
         segment_started: Instant::now(),
@@ -96,7 +96,7 @@ fn continuation(results: Vec<ToolOutcome>) -> (Continuation, ChunkStream) {
         results,
         sink,
         abort: CancellationToken::new(),
-        history: HistoryDigest::of(&[]),
+        history: SegmentHistory::new(Vec::new()),
         max_tokens: None,
     };
     (continuation, stream)

@@ -69,7 +69,7 @@ fn parked(
         id: 7,
         issued: issued.iter().map(|s| (*s).to_owned()).collect(),
         fingerprint: fingerprint(&request(history.to_vec())),
-        history: HistoryDigest::of(history),
+        history: SegmentHistory::new(history.to_vec()),
         control,
         close: close.clone(),
     });
@@ -281,7 +281,7 @@ fn park_more(
         id,
         issued: issued.iter().map(|s| (*s).to_owned()).collect(),
         fingerprint: fingerprint(&request(history.to_vec())),
-        history: HistoryDigest::of(history),
+        history: SegmentHistory::new(history.to_vec()),
         control,
         close: close.clone(),
     });
