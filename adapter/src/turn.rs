@@ -8,6 +8,7 @@
 mod blocks;
 mod driver;
 mod ends;
+mod event_queue;
 mod exchange;
 mod prompt;
 mod resources;
@@ -162,7 +163,7 @@ where
     } = spec;
     let mut turn = TurnLoop::new(
         driver::TurnLoopParts {
-            events,
+            events: event_queue::EventQueue::new(events),
             ends,
             registry: registry.clone(),
             id,

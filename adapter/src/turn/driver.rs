@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::blocks::BlockWriter;
 use super::ends::{Outcome, TurnEnds};
+use super::event_queue::EventQueue;
 use super::exchange::ToolOutcome;
 use super::exchange::{Continuation, ExchangeRegistry, PendingExchange, SegmentHistory};
 use super::stop_outcome;
@@ -27,7 +28,7 @@ use crate::error::AdapterError;
 /// The channels and settings a loop is built from.
 #[derive(Debug)]
 pub(crate) struct TurnLoopParts {
-    pub(crate) events: mpsc::Receiver<ServerEvent>,
+    pub(crate) events: EventQueue,
     pub(crate) ends: TurnEnds,
     pub(crate) registry: Arc<ExchangeRegistry>,
     pub(crate) id: u64,
@@ -310,7 +311,9 @@ impl TurnLoop {
 
     async fn on_event(&mut self, event: ServerEvent) -> Result<(), Outcome> {
         match event {
-            ServerEvent::Chunk { kind, text } => {
+            ServerEvent::Chunk { kind, mut text } => {
+                // Chunks already queued behind this one cross to DSH in the same delta.
+                self.parts.events.coalesce_into(kind, &mut text);
                 let (parts, capped) = match &mut self.phase {
                     Phase::Streaming { blocks, .. } => {
                         let parts = blocks.delta(kind, text);
@@ -361,7 +364,7 @@ impl TurnLoop {
         mut self,
         outcome: &Outcome,
         grace: Duration,
-    ) -> (Option<ChunkSender>, mpsc::Receiver<ServerEvent>, bool) {
+    ) -> (Option<ChunkSender>, EventQueue, bool) {
         self.control.close();
         let (sink, closing_part, settled) = match self.phase {
             Phase::Streaming { sink, mut blocks } => (Some(sink), blocks.close(), true),

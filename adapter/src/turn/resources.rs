@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{CancelNotification, SessionId};
-use tokio::sync::{OwnedMutexGuard, mpsc};
+use tokio::sync::OwnedMutexGuard;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::ends::Outcome;
+use super::event_queue::EventQueue;
 use crate::acp::{ServerEvent, close_session};
 use crate::bridge::Bridge;
 use crate::pool::{Holder, PooledProcess, ProcessPool};
@@ -45,7 +46,7 @@ pub(super) struct TurnResources {
 impl TurnResources {
     /// Sends `session/cancel` and gives the server `grace` to answer the prompt (which
     /// also makes sure the notification left before the pipes close).
-    async fn cancel_prompt(&self, events: &mut mpsc::Receiver<ServerEvent>, grace: Duration) {
+    async fn cancel_prompt(&self, events: &mut EventQueue, grace: Duration) {
         let (Some(server), Some(session)) = (&self.server, &self.session) else {
             return;
         };
@@ -70,7 +71,7 @@ impl TurnResources {
     pub(super) async fn settle(
         &mut self,
         outcome: &Outcome,
-        events: &mut mpsc::Receiver<ServerEvent>,
+        events: &mut EventQueue,
         grace: Duration,
     ) {
         let prompt_running = self.prompt_task.as_ref().is_some_and(|t| !t.is_finished())

@@ -31,7 +31,7 @@ fn loop_parts() -> TurnLoopParts {
     let (_, events) = mpsc::channel(1);
     let provider = CancellationToken::new();
     TurnLoopParts {
-        events,
+        events: crate::turn::event_queue::EventQueue::new(events),
         ends: TurnEnds {
             close: provider.child_token(),
             provider,
