@@ -276,6 +276,11 @@ pub struct McpClientScript {
     /// `absent` (none). docs/antigravity-1.3.0.md §20.
     #[serde(default)]
     pub version_header: mcp_version_header::VersionHeader,
+    /// Keep HTTP connections open between requests and reuse them (default false: a
+    /// fresh connection per request). How the real harness's HTTP client pools is not
+    /// recorded, so both are played.
+    #[serde(default)]
+    pub keep_alive: bool,
 }
 
 impl Default for McpClientScript {
@@ -288,6 +293,7 @@ impl Default for McpClientScript {
             header_on_initialize: false,
             fault: None,
             version_header: mcp_version_header::VersionHeader::default(),
+            keep_alive: false,
         }
     }
 }

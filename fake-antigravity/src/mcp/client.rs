@@ -282,9 +282,11 @@ impl McpConnection {
             .map_err(|_| McpClientError::BadHeader("MCP-Protocol-Version".into()))?;
         // Until `initialize` is answered, only `header_on_initialize` reads this.
         let version = (settings.version_header != VersionHeader::Absent).then_some(announced);
+        // Without keep-alive, no idle connection is kept: every request opens its own.
+        let idle_per_host = if settings.keep_alive { usize::MAX } else { 0 };
         let http = reqwest::Client::builder()
             .no_proxy()
-            .pool_max_idle_per_host(0)
+            .pool_max_idle_per_host(idle_per_host)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| McpClientError::HttpClient(e.to_string()))?;
