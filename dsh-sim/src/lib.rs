@@ -22,12 +22,15 @@
 //!   [`commands::install_cli`], [`commands::bridge_session`], [`commands::scaffold`]
 //!   (`new`), [`commands::lint`] and the claims check it runs ([`commands::claims`]).
 //!
+//! - [`bench`]: `dsh-sim bench`, the adapter's figures as ratios to floors measured in the
+//!   same run, and the floors themselves (a bare SDK client and agent, bare rmcp).
 //! - [`chaos`]: `dsh-sim chaos`, seeded fault injection: the fault catalogue, the plan of
 //!   each run, the invariants every run is judged by and what watches them.
 //!
 //! The rooms depend one way: `commands` on `runner` and `host`, `runner` on `host`, all
 //! of them on `scenario`.
 
+pub mod bench;
 pub mod chaos;
 pub mod commands;
 pub mod host;

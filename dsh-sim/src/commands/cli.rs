@@ -27,18 +27,19 @@ pub(crate) enum Command {
         #[command(flatten)]
         settings: RunSettings,
     },
-    /// Measure the adapter against the fake: text-turn latency, tool-round latency inside
-    /// one prompt, streaming throughput. Use a release build for meaningful figures.
-    Bench {
-        /// Warm text turns to time (on a pooled process; three cold turns are timed too).
-        #[arg(long, default_value_t = 30)]
-        turns: usize,
-        /// Sequential tool rounds inside one prompt.
-        #[arg(long, default_value_t = 300)]
-        rounds: usize,
-        /// Text chunks streamed in one turn.
-        #[arg(long, default_value_t = 20_000)]
-        chunks: usize,
+    /// Measure the adapter against the fake, each figure as a ratio to a floor measured
+    /// in the same run (BENCHMARKS.md): tool rounds, parallel calls, warm and cold turns,
+    /// streaming, memory, and (with --suite) the scenario suite. Use a release build.
+    Bench(crate::commands::bench::BenchArgs),
+    /// The smallest ACP agent on the official SDK, on stdio: the ACP floor of `bench`.
+    #[command(hide = true)]
+    BenchAgent,
+    /// Memory per turn in flight, in a fresh process: prints MB per turn (for `bench`).
+    #[command(hide = true)]
+    BenchMemory {
+        /// Tool turns held in flight at once.
+        #[arg(long, default_value_t = 8)]
+        in_flight: usize,
     },
     /// Measure the installer on an archive the size of the real one: the first install,
     /// the launch-time check, a check that must hash the server, a full verify.

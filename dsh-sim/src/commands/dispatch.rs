@@ -165,25 +165,36 @@ pub fn main() -> ExitCode {
             print!("{}", crate::scenario::scenario_schema_json());
             ExitCode::SUCCESS
         }
-        Command::Bench {
-            turns,
-            rounds,
-            chunks,
-        } => {
+        Command::Bench(args) => {
+            // The suite's faults make the adapter's dependencies warn on every run.
+            init_logging_by_default("off");
+            crate::commands::bench::bench(args)
+        }
+        Command::BenchMemory { in_flight } => {
             init_logging();
-            let settings = crate::commands::bench::BenchSettings {
-                turns,
-                rounds,
-                chunks,
-            };
-            match bench(settings) {
-                Ok(()) => ExitCode::SUCCESS,
+            let held = std::env::current_exe()
+                .map_err(anyhow::Error::from)
+                .and_then(|program| {
+                    block_on(crate::bench::memory::held_per_turn(&program, in_flight))
+                });
+            match held {
+                Ok(mb) => {
+                    println!("{mb:.4}");
+                    ExitCode::SUCCESS
+                }
                 Err(error) => {
                     eprintln!("dsh-sim: {error:#}");
                     ExitCode::from(2)
                 }
             }
         }
+        Command::BenchAgent => match block_on(crate::bench::bare_acp::serve_bench_agent()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("dsh-sim: {error:#}");
+                ExitCode::from(2)
+            }
+        },
         Command::Run { paths, settings } => {
             init_logging();
             match run(&paths, &settings) {
@@ -234,44 +245,6 @@ fn init_logging_by_default(default: &str) {
     if installed.is_ok() {
         crate::chaos::watch::mark_installed();
     }
-}
-
-fn bench(settings: crate::commands::bench::BenchSettings) -> anyhow::Result<()> {
-    let program = std::env::current_exe().context("cannot find the dsh-sim binary itself")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start a tokio runtime")?;
-    let report = runtime.block_on(crate::commands::bench::run_bench(&program, settings))?;
-    println!(
-        "{:<52} {:>6} {:>10} {:>10} {:>10}",
-        "benchmark", "n", "p50", "p99", "max"
-    );
-    for sample in &report.samples {
-        println!(
-            "{:<52} {:>6} {:>10.3?} {:>10.3?} {:>10.3?}",
-            sample.name,
-            sample.durations.len(),
-            sample.quantile(0.5),
-            sample.quantile(0.99),
-            sample.quantile(1.0),
-        );
-    }
-    println!(
-        "warm/cold text turn (p50): {:.4} (goal: under 0.10)",
-        report.warm_cold_ratio
-    );
-    println!(
-        "streaming throughput: {:.0} parts/s ({} server chunks)",
-        report.parts_per_second, report.chunks
-    );
-    if let Some(kib) = report.peak_rss_kib {
-        println!(
-            "peak RSS of the DSH+adapter process: {:.1} MiB",
-            kib as f64 / 1024.0
-        );
-    }
-    Ok(())
 }
 
 fn ask(

@@ -1,0 +1,378 @@
+//! The repetitions and the rows they become: each repetition measures every benchmark
+//! and, right beside it, its floor; each row then holds the per-repetition figures,
+//! floors and ratios, with its goal.
+
+use std::time::Duration;
+
+use antigravity_acp::ConfinementMode;
+use antigravity_acp::contract::LlmAdapter;
+
+use super::bare_acp::BareClient;
+use super::harness::Bench;
+use super::report::{Goal, GoalOp, Row, Spread, ValueKind};
+use super::rounds::Connections;
+use super::suite::SuiteFigures;
+use super::{
+    BenchSettings, PARALLEL_WIDTH, mcp_floor, median_ms, memory, rounds, streaming, turns,
+};
+
+/// Why the benchmarks could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The settings cannot be run.
+    #[error("{0}")]
+    Settings(&'static str),
+    /// A benchmark failed (a process, a stream, a file).
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+    /// The workspace could not be made.
+    #[error("cannot prepare the benchmark: {0}")]
+    Setup(#[from] std::io::Error),
+}
+
+/// Every repetition's figures, by series.
+#[derive(Default)]
+struct Series {
+    values: std::collections::BTreeMap<&'static str, Vec<f64>>,
+}
+
+impl Series {
+    fn push(&mut self, name: &'static str, value: f64) {
+        self.values.entry(name).or_default().push(value);
+    }
+
+    fn spread(&self, name: &'static str, what: &str, unit: &str) -> Spread {
+        Spread::of(
+            what,
+            unit,
+            self.values.get(name).cloned().unwrap_or_default(),
+        )
+    }
+}
+
+const MS: &str = "ms";
+const RATE: &str = "chunks/s";
+
+fn at_most(value: f64) -> Option<Goal> {
+    Some(Goal {
+        op: GoalOp::AtMost,
+        value,
+    })
+}
+
+/// Measures `settings.repetitions` interleaved repetitions and forms the rows.
+pub(super) async fn measure(bench: &Bench, settings: &BenchSettings) -> anyhow::Result<Vec<Row>> {
+    let mut series = Series::default();
+    // The floors' agent and the streaming peers stay up across repetitions (warm).
+    let agent = BareClient::spawn(&bench.program, &["bench-agent"]).await?;
+    agent.initialize().await?;
+    let mut streams = Vec::new();
+    let streamed = settings
+        .only
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|g| g == "streaming"));
+    for &chunks in settings.chunks.iter().filter(|_| streamed) {
+        let provider = streaming::streaming_provider(bench, chunks).await?;
+        let client = streaming::ceiling_client(bench, chunks).await?;
+        streaming::ceiling_rate(&client, bench, chunks).await?;
+        streams.push((chunks, provider, client));
+    }
+    let wanted = |group: &str| {
+        settings
+            .only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|g| g == group))
+    };
+    for repetition in 0..settings.repetitions {
+        eprintln!(
+            "bench: repetition {} of {}",
+            repetition + 1,
+            settings.repetitions
+        );
+        if wanted("floors") || wanted("tool_round") {
+            let mut acp = Vec::with_capacity(settings.floor_calls);
+            for _ in 0..settings.floor_calls {
+                acp.push(agent.round_trip().await?);
+            }
+            series.push("acp", median_ms(&acp));
+            series.push(
+                "rmcp",
+                median_ms(&mcp_floor::rmcp_round_trips(settings.floor_calls).await?),
+            );
+            series.push(
+                "http",
+                median_ms(&mcp_floor::raw_http_round_trips(settings.floor_calls).await?),
+            );
+        }
+        if wanted("tool_round") || wanted("parallel_64") {
+            let kept =
+                rounds::tool_rounds(bench, settings.rounds, 1, Connections::KeptAlive).await?;
+            series.push("round", median_ms(&kept));
+            let fresh = rounds::tool_rounds(bench, settings.rounds, 1, Connections::Fresh).await?;
+            series.push("round_fresh", median_ms(&fresh));
+        }
+        if wanted("parallel_64") {
+            let rmcp = mcp_floor::rmcp_rounds(settings.parallel_rounds, PARALLEL_WIDTH).await?;
+            series.push("rmcp_64", median_ms(&rmcp));
+            series.push(
+                "parallel",
+                median_ms(
+                    &rounds::tool_rounds(
+                        bench,
+                        settings.parallel_rounds,
+                        PARALLEL_WIDTH,
+                        Connections::KeptAlive,
+                    )
+                    .await?,
+                ),
+            );
+        }
+        if wanted("warm_vs_cold") {
+            series.push(
+                "warm",
+                median_ms(&turns::warm_turns(bench, settings.turns).await?),
+            );
+            let slow = turns::SERVER_START_UP;
+            series.push(
+                "cold_slow",
+                median_ms(&turns::cold_turns(bench, 1, slow, ConfinementMode::Off).await?),
+            );
+        }
+        if wanted("cold_turn") {
+            series.push(
+                "spawn_init",
+                median_ms(&turns::spawn_to_initialize(bench, settings.cold_turns).await?),
+            );
+            for (name, mode) in [
+                ("cold", ConfinementMode::Off),
+                ("cold_confined", ConfinementMode::BestEffort),
+            ] {
+                let cold =
+                    turns::cold_turns(bench, settings.cold_turns, Duration::ZERO, mode).await?;
+                series.push(name, median_ms(&cold));
+            }
+            series.push(
+                "spawn_pipe",
+                median_ms(&turns::spawn_and_pipe(settings.cold_turns).await?),
+            );
+        }
+        for (chunks, provider, client) in &streams {
+            let (adapter, ceiling) = stream_names(*chunks);
+            series.push(adapter, streaming::adapter_rate(provider, *chunks).await?);
+            series.push(
+                ceiling,
+                streaming::ceiling_rate(client, bench, *chunks).await?,
+            );
+        }
+        if wanted("memory") {
+            series.push(
+                "rss_growth",
+                memory::rss_growth(bench, settings.memory_turns).await?,
+            );
+            series.push(
+                "rss_in_flight",
+                memory::per_turn_in_flight(bench, settings.in_flight).await?,
+            );
+        }
+    }
+    agent.close().await?;
+    for (_, provider, client) in streams {
+        provider.dispose().await;
+        client.close().await?;
+    }
+    Ok(rows_of(&series, settings)
+        .into_iter()
+        .filter(|row| {
+            !row.figure.values.is_empty() && row.floor.as_ref().is_none_or(|f| !f.values.is_empty())
+        })
+        .collect())
+}
+
+fn stream_names(chunks: usize) -> (&'static str, &'static str) {
+    if chunks >= 100_000 {
+        ("stream_100k", "ceiling_100k")
+    } else {
+        ("stream_20k", "ceiling_20k")
+    }
+}
+
+fn rows_of(series: &Series, settings: &BenchSettings) -> Vec<Row> {
+    let floor_sum = {
+        let acp = series.spread("acp", "", MS);
+        let rmcp = series.spread("rmcp", "", MS);
+        let sum = acp
+            .values
+            .iter()
+            .zip(&rmcp.values)
+            .map(|(a, r)| a + r)
+            .collect();
+        Spread::of("ACP round trip + bare rmcp round trip (medians)", MS, sum)
+    };
+    let mut rows = vec![
+        Row::compared(
+            "tool_round",
+            "tool round inside one prompt",
+            "DSH's result handed to generate until the next tool call is in DSH's hands: the bridge answers the parked MCP request, the fake announces the next call, asks session/request_permission (answered by the adapter) and posts tools/call to the bridge",
+            series.spread("round", "median round", MS),
+            floor_sum.clone(),
+            ValueKind::Ratio,
+            at_most(1.5),
+        ),
+        Row::compared(
+            "tool_round_fresh_connections",
+            "tool round inside one prompt, a fresh HTTP connection per MCP request",
+            "the same round with the fake's MCP client opening a new connection for every request (its default; how the real harness pools is not recorded)",
+            series.spread("round_fresh", "median round", MS),
+            floor_sum.clone(),
+            ValueKind::Ratio,
+            at_most(1.5),
+        ),
+        Row::compared(
+            "parallel_64",
+            "64 parallel calls in one round vs one call",
+            "the same round with a parallel step of 64 calls, until all 64 are in DSH's hands (across as many generations as they arrive in), against the one-call round of the same repetition",
+            series.spread("parallel", "median 64-call round", MS),
+            series.spread("round", "median one-call round", MS),
+            ValueKind::Ratio,
+            at_most(3.0),
+        ),
+        Row::compared(
+            "parallel_64_vs_rmcp",
+            "64 parallel calls in one round vs 64 concurrent bare rmcp calls",
+            "the 64-call round against one bare rmcp client's 64 concurrent tools/call to an rmcp stateless server, until all are answered: what MCP alone costs for 64 calls",
+            series.spread("parallel", "median 64-call round", MS),
+            series.spread("rmcp_64", "64 concurrent rmcp calls", MS),
+            ValueKind::Ratio,
+            None,
+        ),
+        Row::compared(
+            "warm_vs_cold",
+            "warm turn on a pooled process vs cold turn",
+            "generate (one tool offered) to finish(stop) of a one-chunk text turn on a pooled process, against the same turn on a process of its own whose initialize the fake answers after 1.2 s, as the real server does",
+            series.spread("warm", "median warm turn", MS),
+            series.spread("cold_slow", "cold turn, 1.2 s start-up", MS),
+            ValueKind::Ratio,
+            at_most(0.10),
+        ),
+    ];
+    for &chunks in &settings.chunks {
+        let (adapter, ceiling) = stream_names(chunks);
+        let (id, title) = if chunks >= 100_000 {
+            ("streaming_100k", "streaming 100 k chunks")
+        } else {
+            ("streaming_20k", "streaming 20 k chunks")
+        };
+        rows.push(Row::compared(
+            id,
+            title,
+            "server message chunks per second, from the first chunk received to the end of the prompt: through the adapter to DSH parts, against a bare SDK client with a counting handler on the same fake and script",
+            series.spread(adapter, "through the adapter", RATE),
+            series.spread(ceiling, "bare SDK client", RATE),
+            ValueKind::Ratio,
+            Some(Goal {
+                op: GoalOp::AtLeast,
+                value: 0.90,
+            }),
+        ));
+    }
+    rows.extend([
+        Row::compared(
+            "cold_turn",
+            "cold text turn vs the fake's bare spawn → initialize (unconfined)",
+            "generate to finish(stop) of a one-chunk text turn on a process of its own (spawn, initialize, bridge, session/new, prompt, teardown before the finish), no start-up delay, unconfined; against spawning the fake and having initialize answered by a bare SDK client",
+            series.spread("cold", "median cold turn", MS),
+            series.spread("spawn_init", "spawn → initialize answered", MS),
+            ValueKind::Ratio,
+            at_most(1.5),
+        ),
+        Row::compared(
+            "cold_turn_confined",
+            "cold text turn vs the fake's bare spawn → initialize (confined)",
+            "the same cold turn with the server confined by Landlock (best_effort), against the same unconfined floor",
+            series.spread("cold_confined", "median confined cold turn", MS),
+            series.spread("spawn_init", "spawn → initialize answered", MS),
+            ValueKind::Ratio,
+            at_most(1.5),
+        ),
+        Row::reported(
+            "rss_growth",
+            "RSS growth over 1,000 sequential turns on pooled processes",
+            "the DSH + adapter process's resident set after the turns minus before them (50 warm-up turns first)",
+            series.spread("rss_growth", "growth", "MB"),
+            Some(Goal {
+                op: GoalOp::Below,
+                value: 5.0,
+            }),
+        ),
+        Row::reported(
+            "rss_per_turn_in_flight",
+            "resident memory per turn in flight",
+            "the DSH + adapter process's resident set with 8 tool turns parked at once (each with its process checked out and its bridge open), minus the same with none, per turn",
+            series.spread("rss_in_flight", "per turn", "MB"),
+            None,
+        ),
+        Row::reported(
+            "floor_acp_round_trip",
+            "floor: ACP request and response",
+            "a bare SDK client's untyped request to the smallest SDK agent (dsh-sim bench-agent) and its answer, over child pipes",
+            series.spread("acp", "median round trip", MS),
+            None,
+        ),
+        Row::reported(
+            "floor_rmcp_round_trip",
+            "floor: bare rmcp tools/call",
+            "a bare rmcp client's tools/call to an rmcp stateless Streamable HTTP server on loopback, in this process",
+            series.spread("rmcp", "median round trip", MS),
+            None,
+        ),
+        Row::reported(
+            "floor_raw_http",
+            "floor: raw HTTP POST on loopback",
+            "a reqwest POST echoed by axum, no MCP",
+            series.spread("http", "median round trip", MS),
+            None,
+        ),
+        Row::reported(
+            "floor_spawn_pipe",
+            "floor: spawn and pipe a trivial process",
+            "spawning cat, writing a line and reading it back",
+            series.spread("spawn_pipe", "median", MS),
+            None,
+        ),
+    ]);
+    rows
+}
+
+/// The suite's rows (one run, so each spread is one value).
+pub(super) fn suite_rows(figures: &SuiteFigures) -> Vec<Row> {
+    let wall = figures.wall.as_secs_f64();
+    let share = figures.runner_cpu.as_secs_f64() / wall.max(1e-9);
+    let servers = figures.servers_cpu.as_secs_f64() / wall.max(1e-9);
+    vec![
+        Row::reported(
+            "suite_wall",
+            "the scenario suite's wall time",
+            "every scenario run one after another on the fake, in this process, as dsh-sim run runs them",
+            Spread::of(
+                format!("{} scenarios, {} failed", figures.scenarios, figures.failed),
+                "s",
+                vec![wall],
+            ),
+            None,
+        ),
+        Row::reported(
+            "suite_adapter_share",
+            "the adapter's share of the suite's wall time",
+            "CPU time of the process holding the adapter and the simulator over the suite's wall time (an upper bound of the adapter's share)",
+            Spread::of("adapter + simulator CPU / wall", "", vec![share]),
+            None,
+        ),
+        Row::reported(
+            "suite_servers_share",
+            "the servers' share of the suite's wall time",
+            "CPU time of the fake servers the suite launched over its wall time",
+            Spread::of("servers' CPU / wall", "", vec![servers]),
+            None,
+        ),
+    ]
+}
