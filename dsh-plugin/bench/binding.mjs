@@ -1,13 +1,20 @@
 /**
  * The binding benchmark (`npm --prefix dsh-plugin run bench`): how many chunks per second
  * DSH receives through `ctx.llm.stream` (the plugin, the binding's batches, DSH's
- * runtime), against the adapter's own rate on the same scripted stream drained inside
- * Rust (`benchDrain`, in an addon this script builds with the `bench` feature: the shipped
- * addon has none), in the same run; and how
- * long a text turn's first chunk takes across the binding and in Rust. A third row reads
- * the same stream through the binding one chunk per call (`nextBatch(1)`), the design the
- * batches replace. Release builds of
- * the addon and the fake; every figure is the median of several runs on a warm process.
+ * runtime), against two floors in the same run: the adapter's own rate on the same
+ * scripted stream drained inside Rust (`benchDrain`, in an addon this script builds with
+ * the `bench` feature: the shipped addon has none), and DSH's runtime alone, reading the
+ * same chunks from a plain JS async generator registered as a second adapter in the same
+ * host (`bench/js-floor.mjs`); and how long a text turn's first chunk takes across the
+ * binding and in Rust. A fourth row reads the stream through the binding one chunk per
+ * call (`nextBatch(1)`), the design the batches replace. Release builds of the addon and
+ * the fake, on warm processes.
+ *
+ * Each of `--runs` repetitions measures every figure back to back (binding through DSH,
+ * Rust drain, JS floor, one chunk per call, then the first-chunk turns), so each
+ * repetition's ratios compare figures taken under the same load; the rows report the
+ * median, min and max over repetitions, in the `antigravity-acp-bench/1` document
+ * (`bench/report.mjs`) that `--json FILE` writes and `ci/bench-compare.sh` compares.
  *
  *   node bench/binding.mjs [--chunks 20000] [--runs 5] [--json FILE]
  * @module bench/binding
@@ -17,15 +24,26 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { FLOOR_PROVIDER, floorPlugin } from './js-floor.mjs';
+import { document, median, printRows, row, spread } from './report.mjs';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at === -1 ? fallback : process.argv[at + 1];
 };
-const CHUNKS = Number(arg('--chunks', 20000));
-const RUNS = Number(arg('--runs', 5));
+const wholeArg = (name, fallback) => {
+  const value = Number(arg(name, fallback));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} wants a whole number of at least 1`);
+  return value;
+};
+const CHUNKS = wholeArg('--chunks', 20000);
+const RUNS = wholeArg('--runs', 5);
 const jsonOut = arg('--json', undefined);
+/** Text turns per repetition for the first-chunk figures (one turn alone is too noisy). */
+const FIRST_CHUNK_TURNS = 5;
+const STREAM_PROMPT = 'Please stream it';
+const FIRST_CHUNK_PROMPT = 'Say your first chunk';
 
 // Release builds: the fake, and an addon of the bench's own with the `bench` feature
 // (`benchDrain`), copied aside (the package's own copy is a build without it).
@@ -44,6 +62,7 @@ const { configJson } = await import('../lib/config.js');
 const { fakeServer } = await import('../test/helpers/fake.mjs');
 const { startHost } = await import('../test/helpers/host.mjs');
 const { request, user } = await import('../test/helpers/requests.mjs');
+const { eventually } = await import('../test/helpers/wait.mjs');
 
 const fake = fakeServer({
   turns: [
@@ -60,19 +79,28 @@ const settle = (json) => {
   return outcome.ok;
 };
 
-/** One stream through ctx.llm: chunks, ms to the first chunk, ms in all. */
-async function throughDsh(prompt) {
+/**
+ * One stream through ctx.llm (the binding's provider, or the JS floor's): chunks, ms to
+ * the first chunk, ms in all; with `capture`, the chunk objects too.
+ */
+async function throughDsh(prompt, { provider, capture = false } = {}) {
+  const extra = provider === undefined ? {} : { provider };
+  const captured = capture ? [] : undefined;
   const started = performance.now();
   let first;
   let chunks = 0;
   let finish;
-  for await (const chunk of host.llm.stream(request([user(prompt)]))) {
+  for await (const chunk of host.llm.stream(request([user(prompt)], extra))) {
     first ??= performance.now() - started;
     chunks++;
+    captured?.push(chunk);
     if (chunk.type === 'finish') finish = chunk.reason.kind;
   }
-  return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish };
+  return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish, captured };
 }
+
+/** The same stream through the JS-generator floor adapter, read as the binding's is. */
+const throughFloor = (prompt) => throughDsh(prompt, { provider: FLOOR_PROVIDER });
 
 /** The same stream drained inside Rust. */
 async function inRust(prompt) {
@@ -96,65 +124,117 @@ async function oneByOne(prompt) {
   return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const measure = async (fn, prompt) => {
-  const runs = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await fn(prompt));
-  for (const run of runs) if (run.finish !== 'stop') throw new Error(`a run finished ${run.finish}`);
-  return runs;
-};
+/** `run`, checked: it finished `stop`, with `chunks` chunks when given. */
+function checked(label, run, chunks) {
+  if (run.finish !== 'stop') throw new Error(`${label}: a run finished ${run.finish}`);
+  if (chunks !== undefined && run.chunks !== chunks) throw new Error(`${label}: ${run.chunks} chunks, not ${chunks}`);
+  return run;
+}
+const rate = (run) => run.chunks / (run.elapsedMs / 1000);
+
+/** One repetition: every figure, back to back. */
+async function repetition(chunksPerStream) {
+  const stream = async (label, fn) => rate(checked(label, await fn(STREAM_PROMPT), chunksPerStream));
+  const dsh = await stream('through ctx.llm.stream', throughDsh);
+  const native = await stream('drained in Rust', inRust);
+  const floor = await stream('JS-generator floor', throughFloor);
+  const single = await stream('one chunk per call', oneByOne);
+  const dshFirst = [];
+  const nativeFirst = [];
+  for (let i = 0; i < FIRST_CHUNK_TURNS; i++) {
+    dshFirst.push(checked('first chunk through ctx.llm.stream', await throughDsh(FIRST_CHUNK_PROMPT)).firstChunkMs);
+    nativeFirst.push(checked('first chunk in Rust', await inRust(FIRST_CHUNK_PROMPT)).firstChunkMs);
+  }
+  return { dsh, native, floor, single, dshFirst: median(dshFirst), nativeFirst: median(nativeFirst) };
+}
+
+/** The document's rows from the repetitions' figures. */
+function rows(reps, captured) {
+  const samples = (key) => reps.map((rep) => rep[key]);
+  const types = new Map();
+  for (const chunk of captured) types.set(chunk.type, (types.get(chunk.type) ?? 0) + 1);
+  const composition = [...types].map(([type, n]) => `${n} ${type}`).join(', ');
+  const stream = `one scripted stream of ${captured.length} chunks (${composition})`;
+  const throughDshSide = { what: 'through ctx.llm.stream', unit: 'chunks/s', samples: samples('dsh') };
+  const rustSide = { what: 'drained in Rust (benchDrain)', unit: 'chunks/s', samples: samples('native') };
+  return [
+    row({
+      id: 'binding_throughput',
+      title: 'chunks per second through the Node binding and ctx.llm.stream vs the same stream in Rust',
+      measures: `${stream}, from calling ctx.llm.stream to the consumer's last chunk (DSH runtime, plugin, napi batches), vs from the Rust adapter's stream() to its last batch inside the addon (benchDrain)`,
+      figure: throughDshSide,
+      floor: rustSide,
+      kind: 'ratio',
+      goal: { op: '>=', value: 0.8 },
+    }),
+    row({
+      id: 'binding_first_chunk',
+      title: 'ms to the first chunk of a short text turn through ctx.llm.stream vs in Rust',
+      measures: `a warm one-chunk text turn, from calling ctx.llm.stream to its first chunk in the consumer, vs from the Rust adapter's stream() to its first batch (benchDrain); each repetition takes the median of ${FIRST_CHUNK_TURNS} turns each way, alternated`,
+      figure: { what: 'through ctx.llm.stream', unit: 'ms', samples: samples('dshFirst') },
+      floor: { what: 'in Rust (benchDrain)', unit: 'ms', samples: samples('nativeFirst') },
+      kind: 'difference',
+      goal: { op: '<', value: 1 },
+    }),
+    row({
+      id: 'dsh_runtime_throughput',
+      title: "chunks per second through the Node binding vs DSH's own ceiling (a JS async generator adapter), both through ctx.llm.stream",
+      measures: `${stream}, from calling ctx.llm.stream to the consumer's last chunk, served by the binding's adapter vs by a plain JS async generator adapter in the same host replaying one binding stream's chunk objects`,
+      figure: throughDshSide,
+      floor: { what: 'JS async generator adapter through ctx.llm.stream', unit: 'chunks/s', samples: samples('floor') },
+      kind: 'ratio',
+      goal: null,
+    }),
+    row({
+      id: 'binding_one_chunk_per_call',
+      title: 'chunks per second reading the binding one chunk per nextBatch(1) call vs the same stream in Rust',
+      measures: `${stream}, from the native Provider's stream() to its last nextBatch(1) in JS (no DSH runtime), vs drained in Rust (benchDrain)`,
+      figure: { what: 'binding, nextBatch(1) per chunk', unit: 'chunks/s', samples: samples('single') },
+      floor: rustSide,
+      kind: 'ratio',
+      goal: null,
+    }),
+  ];
+}
+
+/** Each measurement's median [min, max] over the repetitions, for the console. */
+function printMeasurements(reps) {
+  const show = (key, digits) => {
+    const { median: mid, min, max } = spread(reps.map((rep) => rep[key]), digits);
+    return `${mid} [${min}, ${max}]`;
+  };
+  console.table({
+    'through ctx.llm.stream (binding)': { 'chunks/s': show('dsh', 0), 'first chunk ms': show('dshFirst', 3) },
+    'drained in Rust (benchDrain)': { 'chunks/s': show('native', 0), 'first chunk ms': show('nativeFirst', 3) },
+    'JS async generator adapter (floor)': { 'chunks/s': show('floor', 0), 'first chunk ms': 'n/a' },
+    'binding, one chunk per call': { 'chunks/s': show('single', 0), 'first chunk ms': 'n/a' },
+  });
+}
 
 try {
-  // Warm both: each provider's no-tool lane keeps its process for the runs that follow.
-  await throughDsh('Please stream it');
-  await inRust('Please stream it');
-  const dsh = await measure(throughDsh, 'Please stream it');
-  const native = await measure(inRust, 'Please stream it');
-  const single = await measure(oneByOne, 'Please stream it');
-  const dshFirst = await measure(throughDsh, 'Say your first chunk');
-  const nativeFirst = await measure(inRust, 'Say your first chunk');
+  // Warm every path: each provider's no-tool lane keeps its process for the runs that
+  // follow. The binding's warm stream is the one the floor replays.
+  const captured = checked('warm-up', await throughDsh(STREAM_PROMPT, { capture: true })).captured;
+  checked('warm-up in Rust', await inRust(STREAM_PROMPT), captured.length);
+  const floorFiber = host.ctx.plugin(floorPlugin(captured));
+  await floorFiber.await?.();
+  await eventually(() => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER), 'the floor adapter registration');
+  checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), captured.length);
+  checked('warm-up one chunk per call', await oneByOne(STREAM_PROMPT), captured.length);
+  checked('warm-up first chunk', await throughDsh(FIRST_CHUNK_PROMPT));
+  checked('warm-up first chunk in Rust', await inRust(FIRST_CHUNK_PROMPT));
 
-  const rate = (runs) => median(runs.map((r) => r.chunks / (r.elapsedMs / 1000)));
-  const results = {
-    chunksPerStream: dsh[0].chunks,
-    runs: RUNS,
-    node: process.version,
-    throughput: {
-      dshChunksPerSec: Math.round(rate(dsh)),
-      rustChunksPerSec: Math.round(rate(native)),
-      oneChunkPerCallChunksPerSec: Math.round(rate(single)),
-      ratio: Number((rate(dsh) / rate(native)).toFixed(3)),
-    },
-    firstChunkMs: {
-      dsh: Number(median(dshFirst.map((r) => r.firstChunkMs)).toFixed(2)),
-      rust: Number(median(nativeFirst.map((r) => r.firstChunkMs)).toFixed(2)),
-    },
-    streamMs: {
-      dsh: Number(median(dsh.map((r) => r.elapsedMs)).toFixed(1)),
-      rust: Number(median(native.map((r) => r.elapsedMs)).toFixed(1)),
-      oneChunkPerCall: Number(median(single.map((r) => r.elapsedMs)).toFixed(1)),
-    },
-  };
-  console.log(`binding benchmark: ${results.chunksPerStream} chunks per stream, median of ${RUNS} runs, ${process.version}`);
-  console.table({
-    'through ctx.llm.stream (JS)': {
-      'chunks/s': results.throughput.dshChunksPerSec,
-      'stream ms': results.streamMs.dsh,
-      'first chunk ms': results.firstChunkMs.dsh,
-    },
-    'drained in Rust (benchDrain)': {
-      'chunks/s': results.throughput.rustChunksPerSec,
-      'stream ms': results.streamMs.rust,
-      'first chunk ms': results.firstChunkMs.rust,
-    },
-    'binding, one chunk per call': {
-      'chunks/s': results.throughput.oneChunkPerCallChunksPerSec,
-      'stream ms': results.streamMs.oneChunkPerCall,
-      'first chunk ms': 'n/a',
-    },
-  });
-  console.log(`JS/Rust throughput ratio: ${results.throughput.ratio}`);
-  if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(results, null, 2)}\n`);
+  const reps = [];
+  for (let i = 0; i < RUNS; i++) reps.push(await repetition(captured.length));
+  const result = document({ tool: 'dsh-plugin bench', repetitions: RUNS, rows: rows(reps, captured) });
+
+  console.log(`binding benchmark: ${captured.length} chunks per stream, ${RUNS} interleaved repetitions, median [min, max], ${process.version}`);
+  printMeasurements(reps);
+  printRows(result.rows);
+  if (jsonOut) {
+    writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`wrote ${jsonOut}`);
+  }
 } finally {
   await rust.dispose();
   await host.stop();
