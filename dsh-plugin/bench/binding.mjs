@@ -90,13 +90,15 @@ async function throughDsh(prompt, { provider, capture = false } = {}) {
   let first;
   let chunks = 0;
   let finish;
+  let characters = 0;
   for await (const chunk of host.llm.stream(request([user(prompt)], extra))) {
     first ??= performance.now() - started;
     chunks++;
+    if (chunk.type === 'text-delta') characters += [...chunk.text].length;
     captured?.push(chunk);
     if (chunk.type === 'finish') finish = chunk.reason.kind;
   }
-  return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish, captured };
+  return { chunks, characters, firstChunkMs: first, elapsedMs: performance.now() - started, finish, captured };
 }
 
 /** The same stream through the JS-generator floor adapter, read as the binding's is. */
@@ -124,17 +126,24 @@ async function oneByOne(prompt) {
   return { chunks, firstChunkMs: first, elapsedMs: performance.now() - started, finish };
 }
 
-/** `run`, checked: it finished `stop`, with `chunks` chunks when given. */
-function checked(label, run, chunks) {
+/**
+ * `run`, checked: it finished `stop`, and (where the reader counts them) its text deltas
+ * carried all `characters` of the script. The adapter joins chunks that queued up into one
+ * delta, so the number of chunks varies from run to run; the text does not.
+ */
+function checked(label, run, characters) {
   if (run.finish !== 'stop') throw new Error(`${label}: a run finished ${run.finish}`);
-  if (chunks !== undefined && run.chunks !== chunks) throw new Error(`${label}: ${run.chunks} chunks, not ${chunks}`);
+  if (characters !== undefined && run.characters !== undefined && run.characters !== characters) {
+    throw new Error(`${label}: ${run.characters} characters streamed, not ${characters}`);
+  }
   return run;
 }
-const rate = (run) => run.chunks / (run.elapsedMs / 1000);
+/** Server chunks (one character each) per second: the rate the Rust bench reports too. */
+const rate = (run) => CHUNKS / (run.elapsedMs / 1000);
 
 /** One repetition: every figure, back to back. */
-async function repetition(chunksPerStream) {
-  const stream = async (label, fn) => rate(checked(label, await fn(STREAM_PROMPT), chunksPerStream));
+async function repetition() {
+  const stream = async (label, fn) => rate(checked(label, await fn(STREAM_PROMPT), CHUNKS));
   const dsh = await stream('through ctx.llm.stream', throughDsh);
   const native = await stream('drained in Rust', inRust);
   const floor = await stream('JS-generator floor', throughFloor);
@@ -154,7 +163,7 @@ function rows(reps, captured) {
   const types = new Map();
   for (const chunk of captured) types.set(chunk.type, (types.get(chunk.type) ?? 0) + 1);
   const composition = [...types].map(([type, n]) => `${n} ${type}`).join(', ');
-  const stream = `one scripted stream of ${captured.length} chunks (${composition})`;
+  const stream = `one scripted stream of ${CHUNKS} one-character server chunks (the warm binding stream the floor replays: ${composition}), as server chunks per second`;
   const throughDshSide = { what: 'through ctx.llm.stream', unit: 'chunks/s', samples: samples('dsh') };
   const rustSide = { what: 'drained in Rust (benchDrain)', unit: 'chunks/s', samples: samples('native') };
   return [
@@ -215,20 +224,20 @@ try {
   // Warm every path: each provider's no-tool lane keeps its process for the runs that
   // follow. The binding's warm stream is the one the floor replays.
   const captured = checked('warm-up', await throughDsh(STREAM_PROMPT, { capture: true })).captured;
-  checked('warm-up in Rust', await inRust(STREAM_PROMPT), captured.length);
+  checked('warm-up in Rust', await inRust(STREAM_PROMPT), CHUNKS);
   const floorFiber = host.ctx.plugin(floorPlugin(captured));
   await floorFiber.await?.();
   await eventually(() => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER), 'the floor adapter registration');
-  checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), captured.length);
-  checked('warm-up one chunk per call', await oneByOne(STREAM_PROMPT), captured.length);
+  checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), CHUNKS);
+  checked('warm-up one chunk per call', await oneByOne(STREAM_PROMPT), CHUNKS);
   checked('warm-up first chunk', await throughDsh(FIRST_CHUNK_PROMPT));
   checked('warm-up first chunk in Rust', await inRust(FIRST_CHUNK_PROMPT));
 
   const reps = [];
-  for (let i = 0; i < RUNS; i++) reps.push(await repetition(captured.length));
+  for (let i = 0; i < RUNS; i++) reps.push(await repetition());
   const result = document({ tool: 'dsh-plugin bench', repetitions: RUNS, rows: rows(reps, captured) });
 
-  console.log(`binding benchmark: ${captured.length} chunks per stream, ${RUNS} interleaved repetitions, median [min, max], ${process.version}`);
+  console.log(`binding benchmark: ${CHUNKS} server chunks per stream (${captured.length} DSH chunks in the warm one), ${RUNS} interleaved repetitions, median [min, max], ${process.version}`);
   printMeasurements(reps);
   printRows(result.rows);
   if (jsonOut) {
