@@ -10,7 +10,9 @@
  *   one (goal `<=`/`<`: new.min > old.max; goal `>=`/`>`: new.max < old.min). Flagged.
  * - `better`: the mirror of that. `within noise`: the spreads overlap.
  * - `not comparable`: the kinds differ (no spread rule applies).
- * - A row whose `met` went from true to false is flagged too, whatever its spreads.
+ * - A row whose `met` went from true to false says so; it is flagged only when it is also
+ *   worse by more than the noise (or its kinds differ): a borderline ratio whose median
+ *   crosses its goal within the old spread is noise, and would fail every other night.
  * Rows in one document only are listed as `added` or `removed`, never flagged.
  *
  * Exit status: 1 if any row is flagged, 0 if none, 2 for a wrong command line or an
@@ -102,8 +104,9 @@ function judge(old, now) {
     verdict = worse ? 'WORSE' : better ? 'better' : 'within noise';
   }
   if (goal === null) return { verdict, flagged: false };
-  if (metLost) verdict = worse ? 'WORSE, goal no longer met' : `WORSE: goal no longer met (${verdict})`;
-  return { verdict, flagged: worse || metLost };
+  const comparable = old.value.kind === now.value.kind;
+  if (metLost) verdict = worse ? 'WORSE, goal no longer met' : comparable ? `goal no longer met (${verdict})` : `WORSE: goal no longer met (${verdict})`;
+  return { verdict, flagged: worse || (metLost && !comparable) };
 }
 
 /** The change from `a` to `b`: the difference, and the relative change when `a` is not 0. */
@@ -117,7 +120,7 @@ function change(a, b) {
   return `${absolute} (${percent > 0 ? '+' : ''}${percent.toFixed(1)}%)`;
 }
 
-const medianText = (row) => `${row.value.median}${row.value.unit ? ` ${row.value.unit}` : ''}`;
+const medianText = (row) => `${Number(row.value.median.toPrecision(4))}${row.value.unit ? ` ${row.value.unit}` : ''}`;
 
 /**
  * Compare two loaded documents.

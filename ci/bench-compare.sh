@@ -2,7 +2,7 @@
 # Compares two benchmark documents (antigravity-acp-bench/1: `dsh-sim bench --json`,
 # `node dsh-plugin/bench/binding.mjs --json`), row by row: old and new medians, the
 # change, and a verdict. A row with a goal is flagged WORSE when its new spread lies wholly
-# on the worse side of its old one, or when it met its goal before and no longer does;
+# on the worse side of its old one (a goal it no longer meets is only noted unless that holds);
 # rows without a goal are only reported. The work is ci/bench-compare.mjs (Node builtins).
 #
 #   ci/bench-compare.sh OLD.json NEW.json

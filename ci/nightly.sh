@@ -6,9 +6,13 @@
 # survivor or any timeout fails the night), then 10,000
 # seeded chaos runs on a fresh seed (dsh-sim chaos, B04; the seed, the log and every failing
 # run's replay scenario are kept under target/chaos/nightly-SEED/), then the
+# benchmarks (`dsh-sim bench` and the binding's, each compared by ci/bench-compare.sh
+# with the figures BENCHMARKS.md publishes, ci/bench/*.json: a ratio whose spread moved
+# wholly to the worse side fails the night; the new documents are kept under
+# target/bench/nightly-DATE/), then the
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
 # --no-real-server is given (a machine without a signed-in server). Exits non-zero when
-# any of them fails; all three always run.
+# any of them fails; all of them always run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -22,6 +26,13 @@ echo "chaos seed $seed" | tee "$chaos_dir/seed.txt"
 nice cargo run -q --release -p dsh-sim -- chaos --seed "$seed" --runs "${CHAOS_RUNS:-10000}" \
     --out "$chaos_dir" 2>"$chaos_dir/chaos.log" | tee "$chaos_dir/summary.txt" || status=1
 grep -A20 '^FAIL' "$chaos_dir/chaos.log" | head -200 || true
+bench_dir="target/bench/nightly-$(date +%F)"
+mkdir -p "$bench_dir"
+nice cargo run -q --release -p dsh-sim -- bench --suite scenarios --json "$bench_dir/dsh-sim.json" \
+    >"$bench_dir/dsh-sim.txt" && bash ci/bench-compare.sh ci/bench/dsh-sim.json "$bench_dir/dsh-sim.json" \
+    || status=1
+nice node dsh-plugin/bench/binding.mjs --runs 5 --json "$bench_dir/binding.json" >"$bench_dir/binding.txt" \
+    && bash ci/bench-compare.sh ci/bench/binding.json "$bench_dir/binding.json" || status=1
 if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1
 fi
