@@ -22,7 +22,7 @@
 //!   [`commands::install_cli`], [`commands::bridge_session`], [`commands::scaffold`]
 //!   (`new`), [`commands::lint`] and the claims check it runs ([`commands::claims`]).
 //!
-//! - [`bench`]: `dsh-sim bench`, the adapter's figures as ratios to floors measured in the
+//! - [`bench`](mod@bench): `dsh-sim bench`, the adapter's figures as ratios to floors measured in the
 //!   same run, and the floors themselves (a bare SDK client and agent, bare rmcp).
 //! - [`chaos`]: `dsh-sim chaos`, seeded fault injection: the fault catalogue, the plan of
 //!   each run, the invariants every run is judged by and what watches them.
