@@ -22,7 +22,7 @@ use agent_client_protocol::{
 };
 use anyhow::{Context, anyhow};
 use serde_json::json;
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 /// A bare SDK client connected to a child process.
@@ -36,12 +36,11 @@ pub struct BareClient {
     pub spawned_at: Instant,
 }
 
-/// Message chunks seen, and a wake-up when a target count is reached.
+/// Message chunks seen, and when the first of them arrived.
 #[derive(Default)]
 struct Counter {
     seen: AtomicU64,
     first: std::sync::Mutex<Option<Instant>>,
-    changed: Notify,
 }
 
 impl BareClient {
@@ -76,7 +75,6 @@ impl BareClient {
                     {
                         *first = Some(Instant::now());
                     }
-                    counted.changed.notify_waiters();
                     Ok(())
                 },
                 on_receive_notification!(),
