@@ -40,7 +40,7 @@ pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 pub struct Scenario {
     /// What the scenario shows, in a sentence.
     pub name: String,
-    /// The claim IDs (`C01`..`C73`, `B01`..`B07`) this scenario proves.
+    /// The claim IDs (`C01`..`C73`, `B01`..`B08`) this scenario proves.
     pub covers: Vec<ClaimId>,
     /// Set while the scenario reproduces a bug that is not fixed yet: why it fails and
     /// where the fix is tracked. The runner then reports its failure as XFAIL (not a

@@ -88,7 +88,7 @@ fn the_check_catches_missing_ids_missing_proofs_and_unlisted_scenarios() {
     let problems = check(&inputs).join("\n");
     for expected in [
         "CLAIMS.md does not list C04",
-        "CLAIMS.md does not list B07",
+        "CLAIMS.md does not list B08",
         "lists C02 more than once",
         "proof file scenarios/nope.yaml does not exist",
         "has no `fn no_such_test`",

@@ -13,7 +13,7 @@ use crate::scenario::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX};
 const SKELETON_BODY: &str = r#"# A scenario: the fake server's script, DSH's side, and what must hold at the end.
 # scenarios/README.md documents every key; editors complete them from the schema above.
 name: TODO say in one sentence what this scenario shows
-# The claims this scenario proves (C01..C73, B01..B07). Name the file as a proof of each
+# The claims this scenario proves (C01..C73, B01..B08). Name the file as a proof of each
 # in scenarios/CLAIMS.md; `dsh-sim lint` checks both directions.
 covers: []
 # While it reproduces a bug that is not fixed yet, say why and where it is tracked; the

@@ -1,12 +1,12 @@
-//! Claim IDs: `C01`..`C73` for the seed design's claims, `B01`..`B07` for those beyond it.
+//! Claim IDs: `C01`..`C73` for the seed design's claims, `B01`..`B08` for those beyond it.
 //! A scenario's `covers` list is checked while parsing, so a bad ID has a location.
 
 use serde::{Deserialize, Deserializer, de};
 
 /// The highest design claim number (`C73`).
 const LAST_DESIGN_CLAIM: u32 = 73;
-/// The highest beyond-the-design claim number (`B07`).
-const LAST_BEYOND_CLAIM: u32 = 7;
+/// The highest beyond-the-design claim number (`B08`).
+const LAST_BEYOND_CLAIM: u32 = 8;
 
 /// A valid claim ID such as `C18` or `B01`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,7 +48,7 @@ impl schemars::JsonSchema for ClaimId {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A claim ID: C01..C73 for the design's claims, B01..B07 beyond it.",
+            "description": "A claim ID: C01..C73 for the design's claims, B01..B08 beyond it.",
             "type": "string",
             "enum": all_claim_ids(),
         })
@@ -67,7 +67,7 @@ pub fn is_claim_id(text: &str) -> bool {
         && digits.parse::<u32>().is_ok_and(|n| (1..=last).contains(&n))
 }
 
-/// Every known claim ID, `C01`..`C73` then `B01`..`B07`.
+/// Every known claim ID, `C01`..`C73` then `B01`..`B08`.
 pub fn all_claim_ids() -> Vec<String> {
     (1..=LAST_DESIGN_CLAIM)
         .map(|n| format!("C{n:02}"))
@@ -85,9 +85,10 @@ mod tests {
         assert!(is_claim_id("C73"));
         assert!(is_claim_id("B05"));
         assert!(is_claim_id("B07"));
-        for bad in ["C00", "C74", "B08", "C1", "c01", "C001", "X01", "", "C+1"] {
+        assert!(is_claim_id("B08"));
+        for bad in ["C00", "C74", "B09", "C1", "c01", "C001", "X01", "", "C+1"] {
             assert!(!is_claim_id(bad), "{bad}");
         }
-        assert_eq!(all_claim_ids().len(), 80);
+        assert_eq!(all_claim_ids().len(), 81);
     }
 }
