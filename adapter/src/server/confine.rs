@@ -264,14 +264,16 @@ impl Prepared {
         }
     }
 
-    /// Makes `command`'s child restrict itself with the ruleset before it execs.
-    pub(crate) fn apply(&self, command: &mut Command) {
+    /// The command that runs `program` with `args` confined as planned: on Linux the
+    /// child restricts itself with the ruleset before it execs.
+    pub(crate) fn command(&self, program: &Path, args: &[OsString]) -> Command {
+        let mut command = Command::new(program);
+        command.args(args);
         #[cfg(target_os = "linux")]
         if let Some(ruleset) = &self.ruleset {
-            kernel::restrict_on_exec(command, ruleset);
+            kernel::restrict_on_exec(&mut command, ruleset);
         }
-        #[cfg(not(target_os = "linux"))]
-        let _unused = command;
+        command
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
 use super::confine::{Enforcement, Prepared};
@@ -77,9 +77,8 @@ impl ManagedProcess {
             .filter(|name| *name == "TMPDIR" || command.env.iter().any(|(key, _)| key == *name));
         let confinement =
             Prepared::build(&command.confinement, &command.program, &command.env, cwd)?;
-        let mut launch = Command::new(&command.program);
+        let mut launch = confinement.command(&command.program, &command.args);
         launch
-            .args(&command.args)
             .env_clear()
             .envs(command.env.iter().map(|(k, v)| (k, v)))
             .envs(temp_vars.map(|name| (name, &temp)))
@@ -89,7 +88,6 @@ impl ManagedProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        confinement.apply(&mut launch);
         let spawned = launch.spawn();
         let enforcement = confinement.enforcement;
         // The adapter's copy of the ruleset closes here; the child's closed at its exec.
