@@ -1,4 +1,4 @@
-//! The managed server: its subprocess (own process group, piped stdio, bounded stderr),
+//! The managed server: its subprocess (own process tree, piped stdio, bounded stderr),
 //! the private scratch directory it runs in, the allowlisted environment it gets, its
 //! confinement by the kernel (Landlock, B06), and where its command comes from (an
 //! explicit command or the verified install).

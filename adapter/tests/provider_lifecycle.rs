@@ -1,6 +1,10 @@
 //! Provider lifecycle against stand-in servers that never answer (plain `sh` processes):
 //! requests the server cannot serve fail explicitly, and timeout, abort, disposal and the
 //! active-turn limit all end with the process group gone.
+//!
+//! Unix only: the stand-ins are `sh` scripts and the "gone" checks read fifos. On
+//! Windows the same lifecycle is shown by the scenario suite, whose servers are the fake.
+#![cfg(unix)]
 #![allow(
     clippy::disallowed_methods,
     clippy::disallowed_types,

@@ -5,14 +5,17 @@
 //! killed), leave a child process behind, or leave a helper that dies late; its `faults`
 //! go wrong on stdout ([`fault_writer`]).
 
+pub mod abrupt_end;
 pub mod cli;
 pub mod fault_writer;
 pub mod glog;
+pub mod helper;
 pub mod queued_bytes;
 pub mod serve;
 pub mod slow_death;
 pub mod stdio_pipes;
 pub mod stdout_lines;
+pub mod stop_signals;
 pub mod version_override;
 
 use std::collections::BTreeMap;
@@ -21,8 +24,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::signal::unix::{SignalKind, signal};
-
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
 use crate::lifecycle::{LifecycleWatch, Watched};
@@ -30,6 +31,7 @@ use crate::process::cli::{CliAction, CliOptions, parse_args, usage, version_bann
 use crate::process::glog::Glog;
 use crate::process::serve::{ServeOptions, resolve_gemini_home, serve};
 use crate::process::stdio_pipes::{stdin_reader, stdout_writer};
+use crate::process::stop_signals::{StopSignal, StopSignals};
 use crate::script::Script;
 use crate::script::file::load_script;
 
@@ -55,6 +57,7 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    helper::remember_prefix(&args);
     let options = match parse_args(&args) {
         Ok(options) => options,
         Err(e) => {
@@ -73,6 +76,10 @@ where
             eprint!("{}", usage());
             return ExitCode::SUCCESS;
         }
+        CliAction::Helper {
+            sleep_ms,
+            after_stdin,
+        } => return helper::run_helper(sleep_ms, after_stdin),
         CliAction::Serve => {}
     }
     let script = match &options.script {
@@ -178,13 +185,9 @@ async fn run(
         "main.py:82",
         &format!("fake-antigravity: script {script_name}"),
     );
-    let mut terminate = match signal(SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGTERM: {e}")),
-    };
-    let mut interrupt = match signal(SignalKind::interrupt()) {
-        Ok(s) => s,
-        Err(e) => return (ExitCode::FAILURE, format!("cannot watch SIGINT: {e}")),
+    let mut stop_signals = match StopSignals::watch() {
+        Ok(watch) => watch,
+        Err(e) => return (ExitCode::FAILURE, e),
     };
     let behaviour = script.process;
     if behaviour.spawn_lingering_child {
@@ -228,18 +231,19 @@ async fn run(
                     return (ExitCode::FAILURE, format!("error: {e}"));
                 }
             },
-            _ = terminate.recv() => {
-                if behaviour.ignore_sigterm {
+            stop = stop_signals.recv() => match stop {
+                StopSignal::Terminate if behaviour.ignore_sigterm => {
                     log.info("main.py:130", "SIGTERM received, ignored");
-                    continue;
                 }
-                log.info("main.py:130", "SIGTERM received, exiting");
-                return (ExitCode::SUCCESS, "signal".to_string());
-            }
-            _ = interrupt.recv() => {
-                log.info("main.py:131", "SIGINT received, exiting");
-                return (ExitCode::SUCCESS, "signal".to_string());
-            }
+                StopSignal::Terminate => {
+                    log.info("main.py:130", "SIGTERM received, exiting");
+                    return (ExitCode::SUCCESS, "signal".to_string());
+                }
+                StopSignal::Interrupt => {
+                    log.info("main.py:131", "SIGINT received, exiting");
+                    return (ExitCode::SUCCESS, "signal".to_string());
+                }
+            },
         }
     }
 }
@@ -262,11 +266,12 @@ fn flood_stderr(bytes: u64) {
 
 /// Starts `sleep 3600` in the fake's process group and never waits for it.
 fn spawn_lingering_child(journal: Option<&JournalWriter>, log: Glog) {
-    let spawned = std::process::Command::new("sleep")
-        .arg("3600")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .spawn();
+    let spawned = helper::helper_command(3_600_000, false).and_then(|mut command| {
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+    });
     match spawned {
         Ok(child) => {
             log.info(

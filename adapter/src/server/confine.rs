@@ -266,7 +266,11 @@ impl Prepared {
 
     /// The command that runs `program` with `args` confined as planned: on Linux the
     /// child restricts itself with the ruleset before it execs.
-    pub(crate) fn command(&self, program: &Path, args: &[OsString]) -> Command {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the server spawn's command (C15), started only by ManagedProcess"
+    )]
+    pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
         let mut command = Command::new(program);
         command.args(args);
         #[cfg(target_os = "linux")]

@@ -1,8 +1,11 @@
-//! `ManagedProcess`: the server subprocess. It leads its own process group, runs confined
-//! by the kernel as its launch line's plan says (`confine`), gets a private `TMPDIR`
-//! inside its scratch root, its stdin and stdout carry ACP, its stderr is kept as a
-//! bounded tail that is never logged, and its shutdown ends the whole group (launchers
-//! and helpers included), not just the parent.
+//! `ManagedProcess`: the server subprocess. It leads its own process tree (a process
+//! group on Unix, a Job Object that kills on close on Windows, both through
+//! `process-wrap`), runs confined by the kernel as its launch line's plan says
+//! (`confine`), gets a private `TMPDIR` inside its scratch root, its stdin and stdout
+//! carry ACP, its stderr is kept as a bounded tail that is never logged, and its shutdown
+//! ends the whole tree (launchers and helpers included), not just the parent. No signal
+//! but the final kill is ever sent: stopping is "close stdin, wait the grace, kill the
+//! tree" on every system.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -10,10 +13,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use process_wrap::tokio::{ChildWrapper, CommandWrap};
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
 use super::confine::{Enforcement, Prepared};
@@ -47,8 +49,8 @@ impl StderrTail {
 /// A running server process and what it owns.
 #[derive(Debug)]
 pub(crate) struct ManagedProcess {
-    child: Child,
-    group: Option<Pid>,
+    /// The server, wrapped so that a kill reaches its whole tree.
+    child: Box<dyn ChildWrapper>,
     stderr_tail: Arc<Mutex<StderrTail>>,
     stderr_task: Option<JoinHandle<()>>,
     confinement: Enforcement,
@@ -63,8 +65,8 @@ pub(crate) struct ServerPipes {
 }
 
 impl ManagedProcess {
-    /// Starts `command` in `cwd` (its private scratch root), as the leader of a new
-    /// process group, confined as the line's plan says, with exactly the launch line's
+    /// Starts `command` in `cwd` (its private scratch root), as the root of a new
+    /// process tree (see the module doc), confined as the line's plan says, with exactly the launch line's
     /// environment (nothing inherited) and its temp variables pointed at `<cwd>/tmp`.
     pub(crate) fn spawn(
         command: &LaunchLine,
@@ -85,22 +87,24 @@ impl ManagedProcess {
             .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let spawned = launch.spawn();
+            .stderr(Stdio::piped());
+        let mut wrapped = CommandWrap::from(launch);
+        #[cfg(unix)]
+        wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+        #[cfg(windows)]
+        wrapped
+            .wrap(process_wrap::tokio::JobObject)
+            .wrap(process_wrap::tokio::KillOnDrop);
+        let spawned = wrapped.spawn();
         let enforcement = confinement.enforcement;
         // The adapter's copy of the ruleset closes here; the child's closed at its exec.
+        #[cfg(target_os = "linux")]
         drop(confinement);
         let mut child = spawned.map_err(AdapterError::Spawn)?;
         let missing = || AdapterError::Spawn(std::io::Error::other("a stdio pipe is missing"));
-        let stdin = child.stdin.take().ok_or_else(missing)?;
-        let stdout = child.stdout.take().ok_or_else(missing)?;
-        let stderr = child.stderr.take().ok_or_else(missing)?;
-        let group = child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw);
+        let stdin = child.stdin().take().ok_or_else(missing)?;
+        let stdout = child.stdout().take().ok_or_else(missing)?;
+        let stderr = child.stderr().take().ok_or_else(missing)?;
         let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
         let stderr_task = tokio::spawn(crate::diagnostics::counted(drain_stderr(
             stderr,
@@ -108,7 +112,6 @@ impl ManagedProcess {
         )));
         let process = Self {
             child,
-            group,
             stderr_tail,
             stderr_task: Some(stderr_task),
             confinement: enforcement,
@@ -127,21 +130,21 @@ impl ManagedProcess {
     }
 
     /// Ends the server: waits up to `grace` for it to exit on its own (its stdin should
-    /// already be closed), then kills its whole process group and reaps it.
+    /// already be closed), then kills its whole process tree and reaps it.
     pub(crate) async fn shutdown(mut self, grace: Duration) {
         let exited = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited {
-            tracing::debug!("server did not exit within its grace period; killing its group");
+            tracing::debug!("server did not exit within its grace period; killing its tree");
         }
-        self.kill_group();
+        self.kill_tree();
         if let Err(error) = self.child.wait().await {
             tracing::warn!(kind = ?error.kind(), "could not reap the server process");
         }
         if let Some(task) = self.stderr_task.take() {
-            // The pipe closes when the group is gone; a helper that kept stderr open is
-            // dead too after the group kill, so this ends promptly.
+            // The pipe closes when the tree is gone; a helper that kept stderr open is
+            // dead too after the tree kill, so this ends promptly.
             if tokio::time::timeout(grace, task).await.is_err() {
-                tracing::warn!("server stderr stayed open after the group was killed");
+                tracing::warn!("server stderr stayed open after the tree was killed");
             }
         }
         tracing::debug!(stderr_bytes = self.stderr_tail_len(), "server ended");
@@ -152,22 +155,36 @@ impl ManagedProcess {
         matches!(self.child.try_wait(), Ok(Some(_)) | Err(_))
     }
 
-    fn kill_group(&mut self) {
-        if let Some(group) = self.group {
-            match killpg(group, Signal::SIGKILL) {
-                Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
-                Err(errno) => tracing::warn!(%errno, "could not kill the server's process group"),
-            }
+    /// Kills the whole tree: the group on Unix, every process of the job on Windows. A
+    /// tree already gone is not an error.
+    fn kill_tree(&mut self) {
+        if let Err(error) = self.child.start_kill()
+            && !tree_already_gone(&error)
+        {
+            tracing::warn!(kind = ?error.kind(), "could not kill the server's process tree");
         }
+    }
+}
+
+/// Whether a failed kill only says that nothing was left to kill (`ESRCH` on Unix).
+fn tree_already_gone(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error() == Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _unused = error;
+        false
     }
 }
 
 impl Drop for ManagedProcess {
     fn drop(&mut self) {
         // Only reached without `shutdown` when a turn is torn down abnormally (a panic or
-        // an aborted task): kill the group so nothing outlives its owner.
+        // an aborted task): kill the tree so nothing outlives its owner.
         if self.stderr_task.is_some() {
-            self.kill_group();
+            self.kill_tree();
             if let Some(task) = self.stderr_task.take() {
                 task.abort();
             }

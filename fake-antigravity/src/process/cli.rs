@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::acp::catalogue::{AGENT_VERSION, BUILD_LABEL};
+use crate::process::helper;
 
 /// What the process was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -18,6 +19,14 @@ pub enum CliAction {
     Version,
     /// Print the flags on stderr and exit 0.
     Help,
+    /// Run as one of the fake's own helper processes (`helper`): sleep, after stdin
+    /// ends when asked. Not a flag of the real server.
+    Helper {
+        /// How long to sleep.
+        sleep_ms: u64,
+        /// Whether to wait for stdin's end first.
+        after_stdin: bool,
+    },
 }
 
 /// The parsed command line.
@@ -51,6 +60,14 @@ pub enum CliError {
     /// A boolean flag with a value that is not a boolean.
     #[error("Illegal value '{value}' specified for bool flag '{flag}'")]
     BadBool {
+        /// The flag.
+        flag: String,
+        /// Its value.
+        value: String,
+    },
+    /// A number flag with a value that is not a number.
+    #[error("Illegal value '{value}' specified for int flag '{flag}'")]
+    BadNumber {
         /// The flag.
         flag: String,
         /// Its value.
@@ -91,6 +108,34 @@ pub fn parse_args(args: &[OsString]) -> Result<CliOptions, CliError> {
             "journal" => options.journal = Some(PathBuf::from(value_of(name)?)),
             "uid" => options.uid = Some(value_of(name)?),
             "version" => options.action = CliAction::Version,
+            helper::SLEEP_FLAG => {
+                let value = value_of(name)?;
+                let sleep_ms = value.parse().map_err(|_| CliError::BadNumber {
+                    flag: name.to_string(),
+                    value,
+                })?;
+                let after_stdin = matches!(
+                    options.action,
+                    CliAction::Helper {
+                        after_stdin: true,
+                        ..
+                    }
+                );
+                options.action = CliAction::Helper {
+                    sleep_ms,
+                    after_stdin,
+                };
+            }
+            helper::AFTER_STDIN_FLAG => {
+                let sleep_ms = match options.action {
+                    CliAction::Helper { sleep_ms, .. } => sleep_ms,
+                    _ => 0,
+                };
+                options.action = CliAction::Helper {
+                    sleep_ms,
+                    after_stdin: true,
+                };
+            }
             "help" | "helpshort" | "helpfull" | "h" => options.action = CliAction::Help,
             _ => {
                 let (target, value) = boolean_flag(name, inline.as_deref())?;

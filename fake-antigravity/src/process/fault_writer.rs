@@ -226,13 +226,8 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
                 Then::CloseStdout => self.close_stdout(),
                 Then::Exit => std::process::exit(EXIT_STATUS),
                 Then::Sigkill => {
-                    // If the signal cannot be sent, exiting is the nearest fault.
-                    if let Err(errno) = nix::sys::signal::kill(
-                        nix::unistd::Pid::this(),
-                        nix::sys::signal::Signal::SIGKILL,
-                    ) {
-                        eprintln!("fake-antigravity: cannot SIGKILL itself: {errno}");
-                    }
+                    // If the kill cannot happen, exiting is the nearest fault.
+                    eprintln!("fake-antigravity: {}", super::abrupt_end::kill_self());
                     std::process::exit(EXIT_STATUS);
                 }
             }
@@ -240,13 +235,11 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
     }
 
     /// Closes every copy of stdout's write end this process holds: the async writer's and
-    /// fd 1 (pointed at /dev/null, so nothing else reuses the number).
+    /// the system's standard output.
     fn close_stdout(&mut self) {
         self.inner = None;
-        if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null")
-            && let Err(errno) = nix::unistd::dup2_stdout(null)
-        {
-            eprintln!("fake-antigravity: cannot close stdout: {errno}");
+        if let Err(reason) = super::abrupt_end::close_stdout() {
+            eprintln!("fake-antigravity: {reason}");
         }
     }
 }

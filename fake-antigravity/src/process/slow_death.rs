@@ -2,15 +2,18 @@
 //! itself, however the fake ends (SIGKILL included), as a real server's re-exec'd or
 //! detached helpers do.
 //!
-//! The helper is `sh -c 'read _; exec sleep SECONDS'` in a process group of its own, so
+//! The helper is the fake's own executable as a helper ([`super::helper`]) that waits for
+//! its stdin to end and then sleeps. On Unix it runs in a process group of its own, so
 //! the adapter's group kill does not reach it: it learns of the fake's death from its
 //! stdin, a pipe whose only write end the fake holds for its whole life (the kernel
-//! closes it when the fake dies, however it dies). It inherits the fake's stderr, so the
+//! closes it when the fake dies, however it dies). On Windows it stays in the adapter's
+//! Job Object (a job the adapter made allows no breakaway), so the tree kill takes it
+//! with the fake: what the adapter's job promises, shown by the same scenarios. It inherits the fake's stderr, so the
 //! server's stderr pipe stays open until the helper is gone too. Its pid is journaled
 //! (`ChildSpawned`): the runner's leak check waits for it, bounded, and reports it only
 //! when it outlives the bound.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
@@ -18,15 +21,18 @@ use crate::process::glog::Glog;
 
 /// Starts the helper that outlives the fake by `ms` milliseconds.
 pub fn spawn_slow_death_helper(ms: u64, journal: Option<&JournalWriter>, log: Glog) {
-    use std::os::unix::process::CommandExt;
-    let seconds = format!("{}.{:03}", ms / 1000, ms % 1000);
-    let spawned = Command::new("sh")
-        .args(["-c", "read _; exec sleep \"$0\"", &seconds])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .process_group(0)
-        .spawn();
+    let spawned = super::helper::helper_command(ms, true).and_then(|mut command| {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        command.spawn()
+    });
     match spawned {
         Ok(mut child) => {
             log.info(

@@ -116,16 +116,33 @@ pub fn act(native: &NativeStep, cwd: &str) -> Vec<Action> {
         }
     }
     if let Some(SignalTarget::Parent) = native.signal {
-        let parent = nix::unistd::Pid::from_raw(
-            i32::try_from(std::os::unix::process::parent_id()).unwrap_or(i32::MAX),
-        );
         actions.push(Action {
             action: "signal",
             target: "parent".to_owned(),
-            result: nix::sys::signal::kill(parent, None)
-                .map(|()| Some("signalled the parent process".to_owned()))
-                .map_err(|errno| io::Error::from_raw_os_error(errno as i32)),
+            result: signal_parent(),
         });
     }
     actions
+}
+
+/// `kill(ppid, 0)`: whether this process may signal its parent (the adapter's process).
+/// Signals are a Unix notion; on other systems the action fails `Unsupported`, and the
+/// scenarios that use it run on Linux only (`platforms`).
+fn signal_parent() -> io::Result<Option<String>> {
+    #[cfg(unix)]
+    {
+        let parent = nix::unistd::Pid::from_raw(
+            i32::try_from(std::os::unix::process::parent_id()).unwrap_or(i32::MAX),
+        );
+        nix::sys::signal::kill(parent, None)
+            .map(|()| Some("signalled the parent process".to_owned()))
+            .map_err(|errno| io::Error::from_raw_os_error(errno as i32))
+    }
+    #[cfg(not(unix))]
+    {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a signal to the parent is a Unix action",
+        ))
+    }
 }

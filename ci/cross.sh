@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Every platform DSH runs on, from this one Linux x64 machine (README "Platforms").
+#
+#   bash ci/cross.sh install        # rustup targets, Debian's cross compilers, Wine, qemu, zig
+#   bash ci/cross.sh check          # cargo check + clippy -D warnings, every target
+#   bash ci/cross.sh wine-test      # the Windows build's Rust tests and scenarios, under Wine
+#   bash ci/cross.sh qemu-test      # the linux-arm64 build's adapter unit tests, under qemu-user
+#   bash ci/cross.sh addons         # the napi addon for every target that links here
+#   bash ci/cross.sh imports FILE   # the DLLs a Windows .exe or .node imports (objdump -p)
+#
+# `install` is idempotent and is run by every other step, so a fresh machine needs no
+# manual step. Builds for other targets go to target/<triple>/, as cargo puts them.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+WINDOWS=x86_64-pc-windows-gnu
+LINUX_ARM=aarch64-unknown-linux-gnu
+DARWIN_X64=x86_64-apple-darwin
+DARWIN_ARM=aarch64-apple-darwin
+TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM")
+DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64)
+# The DLLs a Windows build may import: the system's own, nothing from MinGW's runtime
+# (linked statically) and nothing from node (N-API is looked up at load time).
+SYSTEM_DLLS='^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|crypt32|ws2_32|userenv|user32|shell32|ole32|oleaut32|secur32|ncrypt|iphlpapi|dbghelp|psapi|msvcrt|ucrtbase|synchronization|powrprof|api-ms-win-[a-z0-9-]+)\.dll$'
+
+log() { printf '== %s\n' "$*" >&2; }
+
+install() {
+  local installed
+  installed="$(rustup target list --installed)"
+  for target in "${TARGETS[@]}"; do
+    grep -qx "$target" <<<"$installed" || rustup target add "$target"
+  done
+  local missing=()
+  for package in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if ((${#missing[@]} > 0)); then
+    log "installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if ! command -v cargo-zigbuild >/dev/null || ! python3 -m ziglang version >/dev/null 2>&1; then
+    log "installing zig and cargo-zigbuild (PyPI)"
+    python3 -m pip install -q ziglang cargo-zigbuild
+  fi
+  stub_libnode
+}
+
+# napi-build insists on a `libnode.dll` for windows-gnu. The addon is built with napi's
+# `dyn-symbols`, so it references nothing in it: an empty DLL satisfies the build, and
+# `imports` proves the addon does not import it.
+stub_libnode() {
+  local dir=target/cross/libnode
+  if [[ ! -f "$dir/libnode.dll" ]]; then
+    mkdir -p "$dir"
+    printf 'void antigravity_acp_libnode_stub(void) {}\n' >"$dir/stub.c"
+    x86_64-w64-mingw32-gcc -shared -o "$dir/libnode.dll" "$dir/stub.c"
+  fi
+  export LIBNODE_PATH="$PWD/$dir"
+}
+
+# Cargo's settings for the cross targets, as environment (the native build stays as is).
+cross_env() {
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+  export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+  # The MinGW runtime (libgcc, libwinpthread) linked in, so a Windows build imports
+  # only system DLLs.
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C target-feature=+crt-static -C link-args=-static"
+  export LIBNODE_PATH="$PWD/target/cross/libnode"
+}
+
+# Runs cargo for a darwin target through cargo-zigbuild, which provides the C compiler
+# (aws-lc-sys) and linker for darwin.
+darwin_cargo() {
+  local subcommand="$1"
+  shift
+  cargo zigbuild --help >/dev/null 2>&1 || { log "cargo-zigbuild is missing"; return 1; }
+  case "$subcommand" in
+    check | clippy) cargo-zigbuild "$subcommand" "$@" ;;
+    *) cargo zigbuild "$@" ;;
+  esac
+}
+
+check() {
+  install
+  cross_env
+  local clippy=(--workspace --all-targets --locked -- -D warnings)
+  for target in "$WINDOWS" "$LINUX_ARM"; do
+    log "clippy --target $target"
+    cargo clippy --target "$target" "${clippy[@]}"
+  done
+  for target in "$DARWIN_X64" "$DARWIN_ARM"; do
+    log "clippy --target $target (zig)"
+    darwin_cargo clippy --target "$target" "${clippy[@]}"
+  done
+}
+
+wine_env() {
+  export WINEDEBUG=-all
+  export WINEPREFIX="$PWD/target/cross/wine"
+  if [[ ! -d "$WINEPREFIX" ]]; then
+    log "making a Wine prefix"
+    wineboot --init >/dev/null 2>&1 || true
+    wineserver -w || true
+  fi
+  wine_shims
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+}
+
+# Wine 8.0 lacks `bcryptprimitives.dll`, whose `ProcessPrng` Rust's std (1.78 on) draws
+# its random numbers from on Windows 10 and later; every Rust program stops at load
+# without it. The shim gives Wine that one function over `RtlGenRandom`: a gap of Wine's
+# (newer Wine has it), not of the code under test, which never sees the difference.
+wine_shims() {
+  local dir=target/cross/wine-shims
+  local system32="$WINEPREFIX/drive_c/windows/system32"
+  if [[ ! -f "$system32/bcryptprimitives.dll" ]]; then
+    mkdir -p "$dir"
+    cat >"$dir/bcryptprimitives.c" <<'C'
+#include <windows.h>
+#define SystemFunction036 NTAPI SystemFunction036
+#include <ntsecapi.h>
+#undef SystemFunction036
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T length) {
+  while (length > 0) {
+    ULONG chunk = length > 0x40000000 ? 0x40000000 : (ULONG)length;
+    if (!RtlGenRandom(data, chunk)) return FALSE;
+    data += chunk;
+    length -= chunk;
+  }
+  return TRUE;
+}
+C
+    x86_64-w64-mingw32-gcc -shared -O2 -o "$dir/bcryptprimitives.dll" "$dir/bcryptprimitives.c" -ladvapi32
+    cp "$dir/bcryptprimitives.dll" "$system32/bcryptprimitives.dll"
+  fi
+}
+
+wine_test() {
+  install
+  cross_env
+  wine_env
+  log "the Windows build's tests, under Wine"
+  bash ci/platform-tests.sh "$WINDOWS"
+}
+
+qemu_test() {
+  install
+  cross_env
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+  log "the linux-arm64 build's tests, under qemu-user"
+  bash ci/platform-tests.sh "$LINUX_ARM"
+}
+
+imports() {
+  local file="$1" bad
+  bad="$(x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | grep -Ev "$SYSTEM_DLLS" || true)"
+  x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/^\s*DLL Name: /  imports /p'
+  if [[ -n "$bad" ]]; then
+    log "$file imports DLLs that are not the system's: $bad"
+    return 1
+  fi
+}
+
+addons() {
+  install
+  cross_env
+  for target in "x86_64-unknown-linux-gnu" "${TARGETS[@]}"; do
+    log "addon for $target"
+    node dsh-plugin/scripts/build.mjs --release --target "$target"
+  done
+}
+
+# Sourced (`source ci/cross.sh`), it only defines its functions.
+[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0
+
+case "${1:-}" in
+  install) install ;;
+  check) check ;;
+  wine-test) wine_test ;;
+  qemu-test) qemu_test ;;
+  addons) addons ;;
+  imports) cross_env; imports "$2" ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
+esac
