@@ -1,6 +1,6 @@
 /**
  * Builds the addon with plain cargo and copies it where the loader looks: beside the
- * loader (`antigravity-acp-dsh.<platform>.node`, a local build) and into the platform
+ * package root (`antigravity-acp-dsh.<platform>.node`, a local build) and into the platform
  * package (`npm/<platform>/`, what ships prebuilt).
  *
  *   node scripts/build.mjs --release   # what a user installs (`npm run build`)
@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { platformTag } from '../lib/binding-platform.js';
+import { addonFile, choosePackage } from '../lib/binding-platform.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = resolve(here, '..');
@@ -25,7 +25,7 @@ const outAt = process.argv.indexOf('--out');
 const out = outAt === -1 ? undefined : resolve(process.argv[outAt + 1]);
 const bench = process.argv.includes('--bench');
 if (bench && !out) throw new Error('--bench builds only to --out FILE: the shipped addon has no bench code');
-const tag = platformTag();
+const tag = choosePackage({ platform: process.platform, arch: process.arch, report: process.report }).tag;
 
 const args = ['build', '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
 if (release) args.push('--release');
@@ -43,7 +43,7 @@ for (const line of output.split('\n')) {
 }
 if (!library || !existsSync(library)) throw new Error('cargo built no antigravity_acp_dsh library');
 
-const file = `antigravity-acp-dsh.${tag}.node`;
+const file = addonFile(tag);
 const platformDir = join(pkg, 'npm', tag);
 const targets = out ? [out] : [join(pkg, file), ...(existsSync(platformDir) ? [join(platformDir, file)] : [])];
 for (const target of targets) {

@@ -68,7 +68,7 @@ const chunks = [];
 const message = createUserMessage({ content: [{ type: 'text', text: 'Please say hello' }], source: { kind: 'user' } });
 for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) chunks.push(chunk);
 await disposed(() => fiber.dispose(), fake);
-console.log(JSON.stringify({ addonPath, chunks }));
+console.log(JSON.stringify({ addonPath: addonPath(), chunks }));
 `;
 
 const BOOT = `
