@@ -17,7 +17,10 @@ import { addonPath } from './lib/binding.js';
 
 export const name = 'llm-antigravity-acp';
 export const inject = ['llm'];
-/** Which addon file this process loaded (a diagnostic: platform package or local build). */
+/**
+ * `addonPath()`: which addon file this process loaded (a diagnostic: platform package or local
+ * build). Importing this module loads no addon; the first adapter (or this call) does.
+ */
 export { addonPath };
 export { Config, AntigravityAcpAdapter, DEFAULT_PROVIDER };
 

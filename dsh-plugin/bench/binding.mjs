@@ -57,7 +57,7 @@ process.env.FAKE_ANTIGRAVITY ??= join(target, 'release', 'fake-antigravity');
 if (!existsSync(process.env.FAKE_ANTIGRAVITY)) throw new Error(`no release fake at ${process.env.FAKE_ANTIGRAVITY}`);
 
 const { default: plugin } = await import('../index.js');
-const { binding } = await import('../lib/binding.js');
+const binding = (await import('../lib/binding.js')).binding();
 const { configJson } = await import('../lib/config.js');
 const { fakeServer } = await import('../test/helpers/fake.mjs');
 const { startHost } = await import('../test/helpers/host.mjs');

@@ -29,11 +29,13 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @param {{onStream?: (handle: any) => void}} [hooks] - tests only: `onStream` sees each
    *   native stream handle (so a test can hold it and prove `close()`, not the garbage
    *   collector, ended it). The plugin passes none.
-   * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config.
+   * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config;
+   *   `ACP_PLATFORM_UNSUPPORTED` when no addon fits this platform (the first construction
+   *   loads the addon).
    */
   constructor(configJson, attachments = () => undefined, hooks = {}) {
     super();
-    this.#native = call(() => new binding.Provider(configJson));
+    this.#native = call(() => new (binding().Provider)(configJson));
     this.#attachments = attachments;
     this.#hooks = hooks;
   }

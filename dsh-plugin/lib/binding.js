@@ -1,59 +1,142 @@
 /**
- * Loads the native addon (napi-rs's per-platform layout): the platform package
- * `antigravity-acp-dsh-<platform>` a user installs through the main package's
- * optionalDependencies, else a local build beside this package
- * (`antigravity-acp-dsh.<platform>.node`, what `npm run build` writes). An unsupported
- * platform, or one with neither, throws an error naming what was tried.
+ * Loads the native addon, lazily: nothing is loaded on import; the first `binding()` (the
+ * first adapter construction) or `addonPath()` loads it, once per process. Where from, in
+ * this order (napi-rs's per-platform layout):
  *
- * `ANTIGRAVITY_ACP_DSH_ADDON` names an addon file to load instead (a debug build, CI).
+ * 1. `ANTIGRAVITY_ACP_DSH_ADDON`, an addon file to load instead (a debug build, CI);
+ * 2. the platform package `antigravity-acp-dsh-<tag>` that the main package's
+ *    optionalDependencies install (`binding-platform.js` chooses the tag), if its version
+ *    is the main package's;
+ * 3. a local build beside the package root (`antigravity-acp-dsh.<tag>.node`, what
+ *    `scripts/build.mjs` writes in a checkout; the package ships none).
+ *
+ * An unsupported platform (musl included), a platform package of another version, or a
+ * supported platform with neither a package nor a local build throws DSH's `LlmError`, code
+ * `ACP_PLATFORM_UNSUPPORTED`, naming the platform and the package looked for.
+ *
+ * `loadAddon` takes the platform, the report, the resolver and the file check as
+ * parameters, so tests can play any platform without its binary.
  * @module antigravity-acp-dsh/lib/binding
  */
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { PLATFORMS, platformTag } from './binding-platform.js';
+import { LlmError } from '@deepseek-ai/dsh-llm';
+import { choosePackage } from './binding-platform.js';
 
-const require = createRequire(import.meta.url);
+/** The code of every failure to find an addon that fits. */
+export const PLATFORM_UNSUPPORTED = 'ACP_PLATFORM_UNSUPPORTED';
+
+const nodeRequire = createRequire(import.meta.url);
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /**
- * Load the addon.
- * @returns {{addon: object, path: string}} the binding's exports (`Provider`,
- *   `ChunkStreamHandle`; `benchDrain` and the test hooks only in builds with their
- *   features) and the file they came from.
+ * @typedef {object} LoadOptions
+ * @property {string} platform - `process.platform`.
+ * @property {string} arch - `process.arch`.
+ * @property {any} [report] - `process.report` (read on Linux only, for the C library).
+ * @property {NodeJS.Require | ((id: string) => any) & {resolve: (id: string) => string}} require -
+ *   loads a module or addon by package name or path; `require.resolve` names its file.
+ * @property {(path: string) => boolean} [exists] - whether a file exists (the local build).
+ * @property {string} version - the main package's version; the platform package must have it.
+ * @property {string} [localDir] - where a local build sits (the package root).
+ * @property {string} [override] - `ANTIGRAVITY_ACP_DSH_ADDON`: an addon file to load instead.
  */
-export function loadBinding() {
-  const tried = [];
-  const explicit = process.env.ANTIGRAVITY_ACP_DSH_ADDON;
-  if (explicit) return { addon: require(explicit), path: require.resolve(explicit) };
-  const tag = platformTag();
-  if (!PLATFORMS.includes(tag)) {
-    throw new Error(
-      `antigravity-acp-dsh has no binary for ${tag} (built: ${PLATFORMS.join(', ')}); ` +
-        'build one with `npm run build` in a checkout of the repository',
+
+/**
+ * @typedef {object} Loaded
+ * @property {any} addon - the binding's exports (`Provider`, `ChunkStreamHandle`;
+ *   `benchDrain` and the test hooks only in builds with their features).
+ * @property {string} path - the file they came from.
+ * @property {'override' | 'package' | 'local'} source - which of the three it was.
+ */
+
+/**
+ * Find and load the addon for a platform (no caching: `binding()` caches).
+ * @param {LoadOptions} options
+ * @returns {Loaded}
+ * @throws {LlmError} `ACP_PLATFORM_UNSUPPORTED` when no addon fits.
+ */
+export function loadAddon({ platform, arch, report, require, exists = existsSync, version, localDir, override }) {
+  if (override) return { addon: require(override), path: require.resolve(override), source: 'override' };
+  const choice = choosePackage({ platform, arch, report });
+  if (!choice.supported) {
+    throw new LlmError(
+      `antigravity-acp-dsh has no addon for ${choice.platform} (looked for the package ${choice.packageName}): ${choice.reason}`,
+      PLATFORM_UNSUPPORTED,
     );
   }
-  const pkg = `antigravity-acp-dsh-${tag}`;
-  try {
-    return { addon: require(pkg), path: require.resolve(pkg) };
-  } catch (error) {
-    if (error?.code !== 'MODULE_NOT_FOUND') throw error;
-    tried.push(pkg);
+  const found = installedVersion(require, choice.packageName);
+  if (found !== undefined) {
+    if (found !== version) {
+      throw new LlmError(
+        `antigravity-acp-dsh ${version} found the package ${choice.packageName} at version ${found} for ` +
+          `${choice.platform}; they must be the same version: reinstall antigravity-acp-dsh`,
+        PLATFORM_UNSUPPORTED,
+      );
+    }
+    return { addon: require(choice.packageName), path: require.resolve(choice.packageName), source: 'package' };
   }
-  const local = join(root, `antigravity-acp-dsh.${tag}.node`);
-  if (existsSync(local)) return { addon: require(local), path: local };
-  tried.push(local);
-  throw new Error(
-    `antigravity-acp-dsh: no addon for ${tag} (tried ${tried.join(', ')}); ` +
-      'install the platform package or run `npm run build`',
+  const local = localDir === undefined ? undefined : join(localDir, choice.file);
+  if (local !== undefined && exists(local)) return { addon: require(local), path: local, source: 'local' };
+  throw new LlmError(
+    `antigravity-acp-dsh found no addon for ${choice.platform}: the package ${choice.packageName} is not installed ` +
+      `(an optional dependency: install without omitting optional dependencies)` +
+      (local === undefined ? '' : ` and there is no local build at ${local} (\`npm run build\` in a checkout)`),
+    PLATFORM_UNSUPPORTED,
   );
 }
 
-const loaded = loadBinding();
+/**
+ * The version of an installed package, through the resolver.
+ * @param {(id: string) => any} require
+ * @param {string} name - a package name.
+ * @returns {string | undefined} `undefined` when the package is not installed.
+ */
+function installedVersion(require, name) {
+  try {
+    return require(`${name}/package.json`).version;
+  } catch (error) {
+    if (error?.code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
 
-/** The loaded addon, shared by every plugin scope of the process. */
-export const binding = loaded.addon;
+/** @type {Loaded | undefined} */
+let loaded;
 
-/** The file the addon was loaded from. */
-export const addonPath = loaded.path;
+/**
+ * This process's addon, loaded on the first call (shared by every plugin scope).
+ * @returns {Loaded}
+ * @throws {LlmError} `ACP_PLATFORM_UNSUPPORTED` (again on each call until one loads).
+ */
+function current() {
+  loaded ??= loadAddon({
+    platform: process.platform,
+    arch: process.arch,
+    report: process.report,
+    require: nodeRequire,
+    version: nodeRequire('../package.json').version,
+    localDir: root,
+    override: process.env.ANTIGRAVITY_ACP_DSH_ADDON || undefined,
+  });
+  return loaded;
+}
+
+/**
+ * The loaded addon's exports, loading it on the first call.
+ * @returns {any}
+ */
+export function binding() {
+  return current().addon;
+}
+
+/**
+ * Which addon file this process loaded (a diagnostic: override, platform package or local
+ * build), loading it on the first call.
+ * @returns {string}
+ */
+export function addonPath() {
+  return current().path;
+}

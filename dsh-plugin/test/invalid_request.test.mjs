@@ -6,10 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LlmError } from '@deepseek-ai/dsh-llm';
 import { AntigravityAcpAdapter } from '../index.js';
-import { binding } from '../lib/binding.js';
+import { binding as loadBinding } from '../lib/binding.js';
 import { drain } from './helpers/checker.mjs';
 import { fakeHost } from './helpers/host.mjs';
 import { MODEL, PROVIDER } from './helpers/requests.mjs';
+
+const binding = loadBinding();
 
 const SECRET = 'my secret prompt text';
 /** A user message whose content is a string, not DSH's block array. */

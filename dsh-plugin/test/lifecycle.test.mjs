@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Context } from '@deepseek-ai/cordis';
 import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
-import { binding } from '../lib/binding.js';
+import { binding as loadBinding } from '../lib/binding.js';
 import { settle } from '../lib/failure.js';
 import { drain } from './helpers/checker.mjs';
 import { fakeServer } from './helpers/fake.mjs';
@@ -14,6 +14,8 @@ import { fakeHost } from './helpers/host.mjs';
 import { configJson } from '../lib/config.js';
 import { request, user } from './helpers/requests.mjs';
 import { eventually, within } from './helpers/wait.mjs';
+
+const binding = loadBinding();
 
 const LONG = { match: { prompt_contains: 'long essay' }, steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }] };
 

@@ -1,8 +1,10 @@
-// The package as a user installs it: `npm pack` of the main package and of the platform
-// package (holding the addon this checkout built), both tarballs installed into a fresh
-// host folder with the pinned DSH packages (a tarball, not a link: Node's ESM resolution
-// follows real paths). There, (1) a host script mounts the plugin and runs a text turn
-// against the fake; the addon must come from the installed platform package; (2) DSH's own
+// The package as a user installs it: `npm pack` of the main package (which holds no addon,
+// and lists every platform package as an optional dependency) and of the linux-x64-gnu
+// platform package (holding the addon this checkout built), both tarballs installed into a
+// fresh host folder with the pinned DSH packages (a tarball, not a link: Node's ESM
+// resolution follows real paths; npm skips the other platforms' packages). There, (1) a
+// host script mounts the plugin and runs a text turn against the fake; the addon must come
+// from the installed platform package; (2) DSH's own
 // `boot()` (`@deepseek-ai/dsh-app-boot`: the Cordis Loader over a `cordis.yml`) mounts it
 // from the package's bundle patch (found through its `dsh.bundle.patch`, as `loadProfile`
 // does) plus a user layer configuring the server, by package name, and runs a turn. Each
@@ -18,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { PLATFORMS, packageName } from '../lib/binding-platform.js';
 import { drain } from './helpers/checker.mjs';
 import { fakeServer } from './helpers/fake.mjs';
 
@@ -68,7 +71,7 @@ const chunks = [];
 const message = createUserMessage({ content: [{ type: 'text', text: 'Please say hello' }], source: { kind: 'user' } });
 for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) chunks.push(chunk);
 await disposed(() => fiber.dispose(), fake);
-console.log(JSON.stringify({ addonPath, chunks }));
+console.log(JSON.stringify({ addonPath: addonPath(), chunks }));
 `;
 
 const BOOT = `
@@ -123,7 +126,13 @@ test('the packed tarballs install into a fresh host and run a text turn', { skip
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', main, platform, ...PINNED], { cwd: host, maxBuffer: 1 << 24 });
   const installed = join(host, 'node_modules', 'antigravity-acp-dsh');
   assert.ok(!existsSync(join(installed, 'test')), 'the tests are not shipped');
+  assert.deepEqual(readdirSync(installed).filter((f) => f.endsWith('.node')), [], 'the main package ships no addon of its own');
   const shipped = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+  assert.deepEqual(
+    shipped.optionalDependencies,
+    Object.fromEntries(PLATFORMS.map((tag) => [packageName(tag), shipped.version])),
+    'every platform package is an optional dependency, at the main package\'s version',
+  );
   const declared = new Set(Object.keys({ ...shipped.dependencies, ...shipped.peerDependencies }));
   const modules = ['index.js', ...readdirSync(join(installed, 'lib')).filter((f) => f.endsWith('.js')).map((f) => join('lib', f))];
   const imported = new Set(modules.flatMap((file) => bareImports(readFileSync(join(installed, file), 'utf8'))));
