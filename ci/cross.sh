@@ -100,10 +100,11 @@ check() {
 wine_env() {
   export WINEDEBUG=-all
   export WINEPREFIX="$PWD/target/cross/wine"
-  if [[ ! -d "$WINEPREFIX" ]]; then
+  if [[ ! -d "$WINEPREFIX/drive_c/windows/system32" ]]; then
     log "making a Wine prefix"
     wineboot --init >/dev/null 2>&1 || true
     wineserver -w || true
+    [[ -d "$WINEPREFIX/drive_c/windows/system32" ]] || { log "Wine made no prefix in $WINEPREFIX"; return 1; }
   fi
   wine_shims
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine

@@ -37,6 +37,7 @@ pub mod replay;
 pub mod run_checks;
 pub mod selection;
 pub mod sequence;
+pub mod server_command;
 pub mod stderr_redaction;
 pub mod wire;
 
@@ -56,6 +57,7 @@ use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
 use crate::runner::expect::check_transcript;
 use crate::runner::leak::find_leaks;
 use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
+use crate::runner::server_command::{fake_command, tapped_command};
 use crate::runner::wire::ProcessFacts;
 use crate::scenario::{self, Scenario};
 
@@ -240,6 +242,11 @@ pub fn run_scenario(
     };
     report.name = Some(scenario.name.clone());
     tracing::debug!(scenario = %path.display(), "scenario starts");
+    if let Some(reason) = crate::scenario::not_run_here(scenario.platforms.as_ref()) {
+        report.verdict = Verdict::Skip(reason);
+        report.duration = started.elapsed();
+        return report;
+    }
     if !matches!(options.server, ServerChoice::Fake { .. }) && !scenario.real_server {
         report.verdict = Verdict::Skip("marked `real_server: false`".to_owned());
         report.duration = started.elapsed();
@@ -487,38 +494,6 @@ fn run_in_workspace(
         }
     }
     Ok(finished)
-}
-
-/// `command` run behind `<tap> tap --journal DIR -- …`, the client-side journal.
-pub fn tapped_command(tap: &Path, command: &ServerCommand, journal_dir: &Path) -> ServerCommand {
-    let mut args = vec![
-        "tap".to_owned(),
-        "--journal".to_owned(),
-        journal_dir.display().to_string(),
-        "--".to_owned(),
-        command.program.display().to_string(),
-    ];
-    args.extend(command.args.iter().cloned());
-    ServerCommand {
-        program: tap.to_owned(),
-        args,
-        env: command.env.clone(),
-    }
-}
-
-/// The command line that runs the fake from a dsh-sim binary.
-pub fn fake_command(program: &Path, script: &Path, journal_dir: &Path) -> ServerCommand {
-    ServerCommand {
-        program: program.to_owned(),
-        args: vec![
-            "fake-server".to_owned(),
-            "--script".to_owned(),
-            script.display().to_string(),
-            "--journal".to_owned(),
-            journal_dir.display().to_string(),
-        ],
-        env: Vec::new(),
-    }
 }
 
 /// The start of the note a chaos run gets when its `dsh.fault` never struck.

@@ -11,6 +11,7 @@ mod faults;
 mod files;
 mod install;
 mod load;
+mod platforms;
 mod schema;
 
 use std::collections::BTreeMap;
@@ -32,6 +33,7 @@ pub use install::{
     KillStep, PinKind, RegistryDigest, RegistryKind, ServeKind,
 };
 pub use load::{ScenarioError, load, parse};
+pub use platforms::{Platforms, System, not_run_here};
 pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 
 /// A whole scenario file.
@@ -74,6 +76,10 @@ pub struct Scenario {
     /// reason; everything else runs under both loops.
     #[serde(default)]
     pub simulator_only: Option<String>,
+    /// Set when the scenario cannot hold on every system DSH runs on: the systems it
+    /// holds on and why. Elsewhere it is reported as not run, never as a pass.
+    #[serde(default, deserialize_with = "checks::checked_option")]
+    pub platforms: Option<Platforms>,
 }
 
 fn default_true() -> bool {

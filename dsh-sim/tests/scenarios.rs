@@ -47,7 +47,16 @@ fn main() {
             // Relative to the package root (the test's cwd), so artefacts land under
             // scenario-artifacts/scenarios/<area>/<name>/.
             let path = Path::new("../scenarios").join(relative);
+            // A scenario that cannot hold on this system is ignored (not run, never a
+            // pass), its reason said once here.
+            let not_here = dsh_sim::scenario::load(&file)
+                .ok()
+                .and_then(|scenario| dsh_sim::scenario::not_run_here(scenario.platforms.as_ref()));
+            if let Some(reason) = &not_here {
+                eprintln!("{name}: {reason}");
+            }
             Trial::test(name, move || run_trial(&path, &options))
+                .with_ignored_flag(not_here.is_some())
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

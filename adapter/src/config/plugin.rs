@@ -259,26 +259,45 @@ mod tests {
         Ok(())
     }
 
+    /// `unix_path` as this system writes an absolute path: as is on Unix; on Windows with
+    /// a drive letter and backslashes (`C:\tmp\s`), as DSH Desktop's users write them.
+    fn native(unix_path: &str) -> PathBuf {
+        if cfg!(windows) {
+            PathBuf::from(format!("C:{}", unix_path.replace('/', "\\")))
+        } else {
+            PathBuf::from(unix_path)
+        }
+    }
+
+    /// [`native`], as a JSON string.
+    fn json(unix_path: &str) -> String {
+        serde_json::Value::from(native(unix_path).to_string_lossy().into_owned()).to_string()
+    }
+
     #[test]
     fn every_field_reaches_the_adapter_config() -> crate::TestResult {
-        let config = PluginConfig::from_json(
-            r#"{"provider": "agy", "server": {"command": "/bin/fake", "args": ["--x"],
-                "env": {"A": "1"}}, "scratchRoot": "/tmp/s", "timeoutMs": 1500,
+        let config = PluginConfig::from_json(&format!(
+            r#"{{"provider": "agy", "server": {{"command": {fake}, "args": ["--x"],
+                "env": {{"A": "1"}}}}, "scratchRoot": {scratch}, "timeoutMs": 1500,
                 "toolTimeoutMs": 2500, "idleProcessTimeoutMs": 3500, "maxIdleProcesses": 0,
                 "maxSessionsPerProcess": 4, "maxActiveTurns": 3, "models": ["m1"],
                 "disabledTools": ["my_tool", "view_file"],
-                "confinement": "required", "allowRead": ["/opt/agent"],
-                "allowWrite": ["/var/agent"]}"#,
-        )?
+                "confinement": "required", "allowRead": [{read}],
+                "allowWrite": [{write}]}}"#,
+            fake = json("/bin/fake"),
+            scratch = json("/tmp/s"),
+            read = json("/opt/agent"),
+            write = json("/var/agent"),
+        ))?
         .into_adapter_config()?;
         assert_eq!(config.provider, "agy");
         let ServerSource::Command(command) = &config.server else {
             return Err("not a command".into());
         };
-        assert_eq!(command.program, PathBuf::from("/bin/fake"));
+        assert_eq!(command.program, native("/bin/fake"));
         assert_eq!(command.args, ["--x"]);
         assert_eq!(command.env, [("A".to_owned(), "1".to_owned())]);
-        assert_eq!(config.scratch_root, Some(PathBuf::from("/tmp/s")));
+        assert_eq!(config.scratch_root, Some(native("/tmp/s")));
         assert_eq!(config.timeout, Duration::from_millis(1500));
         assert_eq!(config.tool_timeout, Duration::from_millis(2500));
         assert_eq!(config.idle_process_timeout, Duration::from_millis(3500));
@@ -288,12 +307,13 @@ mod tests {
         assert_eq!(config.models, ["m1"]);
         assert_eq!(config.extra_disabled_tools, ["my_tool", "view_file"]);
         assert_eq!(config.confinement, ConfinementMode::Required);
-        assert_eq!(config.extra_read_paths, [PathBuf::from("/opt/agent")]);
-        assert_eq!(config.extra_write_paths, [PathBuf::from("/var/agent")]);
-        let installed = PluginConfig::from_json(
-            r#"{"registry": "https://r.example/agents.json", "cacheDir": "/c",
-                "insecureLoopback": true, "sha256": "ab"}"#,
-        )?
+        assert_eq!(config.extra_read_paths, [native("/opt/agent")]);
+        assert_eq!(config.extra_write_paths, [native("/var/agent")]);
+        let installed = PluginConfig::from_json(&format!(
+            r#"{{"registry": "https://r.example/agents.json", "cacheDir": {cache},
+                "insecureLoopback": true, "sha256": "ab"}}"#,
+            cache = json("/c"),
+        ))?
         .into_adapter_config()?;
         let ServerSource::Installed(options) = &installed.server else {
             return Err("not installed".into());
@@ -302,7 +322,7 @@ mod tests {
             options.registry,
             RegistrySource::Url("https://r.example/agents.json".into())
         );
-        assert_eq!(options.cache_dir, Some(PathBuf::from("/c")));
+        assert_eq!(options.cache_dir, Some(native("/c")));
         assert!(options.insecure_loopback);
         assert_eq!(options.sha256_override.as_deref(), Some("ab"));
         Ok(())

@@ -54,7 +54,9 @@ async fn serve(archive: Vec<u8>) -> Result<Host, Box<dyn std::error::Error + Sen
 fn archive(cmd_body: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
     let [server, harness] = required_members(current_platform()?);
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    let options = zip::write::SimpleFileOptions::default()
+        .system(zip::System::Unix)
+        .unix_permissions(0o755);
     zip.start_file(server, options)?;
     zip.write_all(cmd_body)?;
     zip.start_file(harness, options)?;
@@ -368,7 +370,9 @@ async fn a_file_the_receipt_does_not_list_is_found_at_launch() -> TestResult {
 async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestResult {
     let [server, harness] = required_members(current_platform()?);
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+    let options = zip::write::SimpleFileOptions::default()
+        .system(zip::System::Unix)
+        .unix_permissions(0o755);
     for name in [server, harness] {
         zip.start_file(name, options)?;
         zip.write_all(b"#!/bin/sh\n")?;

@@ -84,6 +84,7 @@ pub fn load_bases(paths: &[PathBuf]) -> Result<Vec<Base>, String> {
 fn is_fast(scenario: &Scenario) -> bool {
     scenario.install.is_none()
         && scenario.known_failure.is_none()
+        && crate::scenario::not_run_here(scenario.platforms.as_ref()).is_none()
         && scenario.time_bound_secs.is_none()
         && scenario.fake.process.startup_delay_ms == 0
         && scenario.fake.faults.is_empty()
@@ -225,9 +226,10 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
 }
 
 /// The top-level keys in the order a scenario file lists them.
-const KEY_ORDER: [&str; 10] = [
+const KEY_ORDER: [&str; 11] = [
     "name",
     "covers",
+    "platforms",
     "simulator_only",
     "known_failure",
     "real_server",

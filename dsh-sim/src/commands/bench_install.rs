@@ -43,6 +43,7 @@ pub async fn run_install_bench(
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let stored = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
+        .system(zip::System::Unix)
         .unix_permissions(0o755)
         .large_file(true);
     let block: Vec<u8> = (0..1024 * 1024).map(|i| (i * 31 % 251) as u8).collect();

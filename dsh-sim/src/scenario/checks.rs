@@ -34,6 +34,15 @@ where
     Checked::<T>::deserialize(deserializer).map(|checked| checked.0)
 }
 
+/// `deserialize_with` helper for an optional part: checked when present.
+pub(super) fn checked_option<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Check,
+{
+    Option::<Checked<T>>::deserialize(deserializer).map(|checked| checked.map(|c| c.0))
+}
+
 /// `deserialize_with` helper for lists: each element is checked at its own location.
 pub(super) fn checked_each<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where

@@ -17,6 +17,7 @@ type Entry<'a> = (&'a str, &'a [u8], u32);
 fn options(mode: u32) -> SimpleFileOptions {
     SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
+        .system(zip::System::Unix)
         .unix_permissions(mode)
 }
 

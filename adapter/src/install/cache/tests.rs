@@ -19,28 +19,37 @@ fn vars(list: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> + use<> {
     }
 }
 
+/// `unix_path` made absolute on this system: as is on Unix, on drive `C:` on Windows.
+fn abs(unix_path: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{unix_path}")
+    } else {
+        unix_path.to_owned()
+    }
+}
+
 fn tail(platform: &str) -> PathBuf {
     Path::new("antigravity-acp").join("1.3.0").join(platform)
 }
 
 #[test]
 fn linux_prefers_xdg_cache_home_then_home_dot_cache() -> crate::TestResult {
-    let xdg = vars(&[("XDG_CACHE_HOME", "/xdg"), ("HOME", "/home/u")]);
+    let xdg = vars(&[("XDG_CACHE_HOME", &abs("/xdg")), ("HOME", &abs("/home/u"))]);
     assert_eq!(
         cache_dir_for("linux", "linux-x86_64", &xdg)?,
-        Path::new("/xdg").join(tail("linux-x86_64"))
+        Path::new(&abs("/xdg")).join(tail("linux-x86_64"))
     );
-    let home = vars(&[("HOME", "/home/u")]);
+    let home = vars(&[("HOME", &abs("/home/u"))]);
     assert_eq!(
         cache_dir_for("linux", "linux-x86_64", &home)?,
-        Path::new("/home/u/.cache").join(tail("linux-x86_64"))
+        Path::new(&abs("/home/u/.cache")).join(tail("linux-x86_64"))
     );
     // An empty or relative XDG_CACHE_HOME is ignored, as the XDG rules say.
     for ignored in ["", "relative/cache"] {
-        let lookup = vars(&[("XDG_CACHE_HOME", ignored), ("HOME", "/home/u")]);
+        let lookup = vars(&[("XDG_CACHE_HOME", ignored), ("HOME", &abs("/home/u"))]);
         assert_eq!(
             cache_dir_for("freebsd", "linux-x86_64", &lookup)?,
-            Path::new("/home/u/.cache").join(tail("linux-x86_64")),
+            Path::new(&abs("/home/u/.cache")).join(tail("linux-x86_64")),
             "XDG_CACHE_HOME={ignored:?}"
         );
     }
@@ -50,21 +59,18 @@ fn linux_prefers_xdg_cache_home_then_home_dot_cache() -> crate::TestResult {
 #[test]
 fn macos_uses_library_caches_and_windows_local_app_data() -> crate::TestResult {
     let lookup = vars(&[
-        ("HOME", "/Users/u"),
-        ("XDG_CACHE_HOME", "/xdg"),
-        ("LOCALAPPDATA", "/appdata"),
+        ("HOME", &abs("/Users/u")),
+        ("XDG_CACHE_HOME", &abs("/xdg")),
+        ("LOCALAPPDATA", &abs("/appdata")),
     ]);
     assert_eq!(
         cache_dir_for("macos", "darwin-aarch64", &lookup)?,
-        Path::new("/Users/u/Library/Caches").join(tail("darwin-aarch64"))
+        Path::new(&abs("/Users/u/Library/Caches")).join(tail("darwin-aarch64"))
     );
-    // `/appdata` is absolute on Unix, where this test runs; on Windows a drive is needed.
-    if cfg!(unix) {
-        assert_eq!(
-            cache_dir_for("windows", "windows-x86_64", &lookup)?,
-            Path::new("/appdata").join(tail("windows-x86_64"))
-        );
-    }
+    assert_eq!(
+        cache_dir_for("windows", "windows-x86_64", &lookup)?,
+        Path::new(&abs("/appdata")).join(tail("windows-x86_64"))
+    );
     Ok(())
 }
 

@@ -196,6 +196,7 @@ mod tests {
         Ok(())
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_symlinked_program_brings_its_real_directory() -> crate::TestResult {
         let dir = tempfile::tempdir()?;

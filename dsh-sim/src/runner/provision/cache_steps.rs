@@ -55,9 +55,11 @@ pub fn registry_document(
 pub fn apply(step: &CacheStep, cache: &Path) -> Result<(), String> {
     let current = cache.join(CURRENT_DIR);
     let fail = |what: &str, e: std::io::Error| format!("cannot {what} in the cache: {e}");
+    // Members are named as on Unix; on Windows the server and harness are `.exe`.
+    let member = |name: &str| current.join(super::archive_builder::member_here(name));
     match step {
         CacheStep::FlipByte(name) => {
-            let path = current.join(name);
+            let path = member(name);
             let mut bytes = std::fs::read(&path).map_err(|e| fail("read", e))?;
             let middle = bytes.len() / 2;
             let byte = bytes
@@ -67,7 +69,7 @@ pub fn apply(step: &CacheStep, cache: &Path) -> Result<(), String> {
             std::fs::write(&path, bytes).map_err(|e| fail("write", e))
         }
         CacheStep::Truncate(name) => {
-            let path = current.join(name);
+            let path = member(name);
             let size = std::fs::metadata(&path)
                 .map_err(|e| fail("inspect", e))?
                 .len();
@@ -78,7 +80,7 @@ pub fn apply(step: &CacheStep, cache: &Path) -> Result<(), String> {
             file.set_len(size / 2).map_err(|e| fail("truncate", e))
         }
         CacheStep::Remove(name) => {
-            std::fs::remove_file(current.join(name)).map_err(|e| fail("remove", e))
+            std::fs::remove_file(member(name)).map_err(|e| fail("remove", e))
         }
         CacheStep::RemoveReceipt => {
             std::fs::remove_file(current.join(RECEIPT_FILE)).map_err(|e| fail("remove", e))

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use antigravity_acp::install::{CURRENT_DIR, InstallOptions, InstallOutcome, Installer};
 
-use super::archive_builder::{HARNESS_MEMBER, SERVER_MEMBER};
+use super::archive_builder::{HARNESS_MEMBER, SERVER_MEMBER, STAND_IN_MARK, member_here};
 use crate::scenario::{CacheStep, InstallFault, InstallOutcomeKind, KillStep};
 
 /// The comment the good server member carries, and what the swap turns it into (same
 /// length, so only the content and the stat identity change, not the size).
-const ORIGINAL_MARK: &[u8] = b"# Stand-in for";
+const ORIGINAL_MARK: &[u8] = STAND_IN_MARK;
 const SWAPPED_MARK: &[u8] = b"# Swapped-in  ";
 
 /// Whether the chat can start from an empty cache under `fault`.
@@ -57,7 +57,7 @@ impl SwapPlan {
     pub fn new(cache: &Path, members: &[(String, Vec<u8>, bool)]) -> Result<Self, String> {
         let original = members
             .iter()
-            .find(|(name, _, _)| name == SERVER_MEMBER)
+            .find(|(name, _, _)| *name == member_here(SERVER_MEMBER))
             .map(|(_, content, _)| content.clone())
             .ok_or("the archive has no server member to swap")?;
         let at = original
@@ -67,7 +67,7 @@ impl SwapPlan {
         let mut swapped = original;
         swapped[at..at + SWAPPED_MARK.len()].copy_from_slice(SWAPPED_MARK);
         Ok(Self {
-            path: cache.join(CURRENT_DIR).join(SERVER_MEMBER),
+            path: cache.join(CURRENT_DIR).join(member_here(SERVER_MEMBER)),
             swapped,
             armed: AtomicBool::new(true),
         })

@@ -10,7 +10,7 @@ use antigravity_acp::contract::LlmErrorCode;
 use antigravity_acp::install::{CURRENT_DIR, InstallEvent, LOCK_FILE, RECEIPT_FILE};
 
 use super::ProvisionRecord;
-use super::archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX};
+use super::archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX, member_here};
 use crate::host::transcript::Transcript;
 use crate::runner::wire::ProcessFacts;
 use crate::scenario::{InstallExpectation, InstallOutcomeKind};
@@ -247,7 +247,7 @@ fn check_launches(record: &ProvisionRecord, processes: &[ProcessFacts]) -> Vec<S
     let harness = record
         .cache_dir
         .join(CURRENT_DIR)
-        .join(HARNESS_MEMBER)
+        .join(member_here(HARNESS_MEMBER))
         .display()
         .to_string();
     let registry_args: &[&str] = if cfg!(target_os = "linux") {
