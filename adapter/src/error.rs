@@ -20,8 +20,25 @@ pub(crate) enum AdapterError {
         /// The ABI the promise needs.
         needed: u8,
     },
-    /// The kernel offers confinement, but the server's rules could not be built (a path
-    /// could not be opened, the ruleset was refused); nothing was started.
+    /// `confinement: required` on a system the adapter cannot confine on yet (Windows).
+    #[error(
+        "confinement is required, but the adapter cannot confine the server on {system} yet; \
+         no server was started (set confinement to best_effort to run it unconfined, or off)"
+    )]
+    ConfinementUnsupported {
+        /// The system (`std::env::consts::OS`).
+        system: &'static str,
+    },
+    /// The system offers confinement, but the server's rules could not be built (a path
+    /// could not be opened or written into a profile, the ruleset was refused); nothing
+    /// was started.
+    #[cfg_attr(
+        not(any(target_os = "linux", target_os = "macos")),
+        allow(
+            dead_code,
+            reason = "built only where a system confines (Linux, macOS)"
+        )
+    )]
     #[error("could not confine the server: {0}")]
     ConfinementFailed(&'static str),
     /// The private scratch directory could not be made.
@@ -43,8 +60,9 @@ pub(crate) enum AdapterError {
         "the server speaks ACP protocol version {0}; this adapter speaks only version 1 (install the pinned server)"
     )]
     ProtocolVersion(u16),
-    /// The connection to the server ended (the process exited or broke the framing).
-    #[error("the server connection closed during {0}")]
+    /// The connection to the server ended (the process exited or broke the framing);
+    /// before the server was ready, what is known to stop it on this machine is named.
+    #[error("the server connection closed during {0}{hint}", hint = crate::server::machine_fit::closed_during(.0))]
     ConnectionClosed(&'static str),
     /// The server requires a sign-in that could not be done (the text says how to).
     #[error("{0}")]
@@ -142,9 +160,9 @@ impl AdapterError {
                 LlmErrorCode::AcpBinaryMissing
             }
             Self::Spawn(_) => LlmErrorCode::AcpSpawnFailed,
-            Self::ConfinementUnavailable { .. } | Self::ConfinementFailed(_) => {
-                LlmErrorCode::AcpConfinementUnavailable
-            }
+            Self::ConfinementUnavailable { .. }
+            | Self::ConfinementUnsupported { .. }
+            | Self::ConfinementFailed(_) => LlmErrorCode::AcpConfinementUnavailable,
             Self::ConnectionClosed(_) => LlmErrorCode::AcpDisconnected,
             Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::AcpInternal,
             Self::Remote { .. } => LlmErrorCode::AcpRpcError,

@@ -252,7 +252,12 @@ impl Installer {
         self.options.report(InstallEvent::Step(InstallStep::Rename));
         if let Some(retired) = self.layout.publish(&staging, lock)? {
             self.options.report(InstallEvent::Step(InstallStep::Retire));
-            cache::remove_any(&retired)?;
+            // The new install is in place: a replaced one that cannot go yet (on Windows,
+            // a pooled server still runs from it) stays a leftover, swept by the next
+            // install, and fails nothing.
+            if let Err(error) = cache::remove_any(&retired) {
+                tracing::debug!(%error, "the replaced install stays until its server ends");
+            }
         }
         self.options.report(InstallEvent::Installed {
             repaired: repairing,

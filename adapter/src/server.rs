@@ -1,7 +1,7 @@
 //! The managed server: its subprocess (own process tree, piped stdio, bounded stderr),
 //! the private scratch directory it runs in, the allowlisted environment it gets, its
-//! confinement by the kernel (Landlock, B06), and where its command comes from (an
-//! explicit command or the verified install).
+//! confinement by the kernel (Landlock, B06), where its command comes from (an explicit
+//! command or the verified install), and what is known to stop it on this machine.
 
 #[allow(
     clippy::disallowed_types,
@@ -9,6 +9,12 @@
 )]
 pub mod confine;
 mod environment;
+#[allow(
+    clippy::disallowed_methods,
+    reason = "reads the kernel's account of this process (/proc/self/smaps: its page size), \
+              only after a server failed to start; no user file"
+)]
+pub(crate) mod machine_fit;
 #[allow(
     clippy::disallowed_methods,
     clippy::disallowed_types,

@@ -4,6 +4,12 @@
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::str::contains;
 
+/// `text` with Windows path separators written as `/`, so one expectation holds on
+/// every system (dsh-sim prints a Windows path natively, with backslashes).
+fn slashes(text: &[u8]) -> String {
+    String::from_utf8_lossy(text).replace('\\', "/")
+}
+
 #[test]
 fn run_on_a_malformed_scenario_fails_and_names_file_line_and_column() {
     // Its own artefact root: every run records its failures there (last-failed.txt).
@@ -48,15 +54,23 @@ fn the_server_option_needs_a_command() {
 fn a_failed_scenario_leaves_its_transcript_journal_and_diagram() {
     let artifacts = tempfile::tempdir().unwrap();
     let folder = artifacts.path().join("tests/fixtures/failing_expectation");
-    cargo_bin_cmd!("dsh-sim")
+    let output = cargo_bin_cmd!("dsh-sim")
         .args(["run", "--artifacts"])
         .arg(artifacts.path())
         .arg("tests/fixtures/failing_expectation.yaml")
         .assert()
         .code(1)
         .stdout(contains("final text: expected \"something else entirely\""))
-        .stdout(contains(format!("artefacts: {}", folder.display())))
-        .stdout(contains("\n0 passed, 1 failed\n"));
+        .stdout(contains("\n0 passed, 1 failed\n"))
+        .get_output()
+        .stdout
+        .clone();
+    let shown = slashes(&output);
+    let artefacts = slashes(format!("artefacts: {}", folder.display()).as_bytes());
+    assert!(
+        shown.contains(&artefacts),
+        "{artefacts}\nmissing from\n{shown}"
+    );
     let read = |name: &str| std::fs::read_to_string(folder.join(name)).unwrap();
     assert!(read("reasons.txt").contains("something else entirely"));
     let transcript = read("transcript.txt");
@@ -160,15 +174,25 @@ fn a_failed_scenario_against_a_server_command_leaves_its_stderr() {
 fn any_acp_server_command_runs_the_scenarios_unchanged() {
     let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
     let artifacts = tempfile::tempdir().unwrap();
-    cargo_bin_cmd!("dsh-sim")
+    let output = cargo_bin_cmd!("dsh-sim")
         .args(["run", "--server", &server, "--artifacts"])
         .arg(artifacts.path())
         .arg("tests/fixtures/any_server")
         .assert()
         .code(0)
-        .stdout(contains("PASS  tests/fixtures/any_server/echo.yaml"))
-        .stdout(contains("SKIP  tests/fixtures/any_server/fake_only.yaml"))
-        .stdout(contains("\n1 passed, 0 failed\n"));
+        .stdout(contains("\n1 passed, 0 failed\n"))
+        .get_output()
+        .stdout
+        .clone();
+    let shown = slashes(&output);
+    assert!(
+        shown.contains("PASS  tests/fixtures/any_server/echo.yaml"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("SKIP  tests/fixtures/any_server/fake_only.yaml"),
+        "{shown}"
+    );
 }
 
 /// Under `--server`, the process the journal names is the relay's child: the adapter's

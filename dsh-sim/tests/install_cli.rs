@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::process::Output;
 
-use dsh_sim::runner::provision::{RegistryServer, build_archive, registry_document};
+use dsh_sim::runner::provision::{
+    HARNESS_MEMBER, RegistryServer, SERVER_MEMBER, build_archive, member_here, registry_document,
+};
 use dsh_sim::scenario::{ArchiveKind, RegistryKind, ServeKind};
 use sha2::Digest;
 
@@ -77,10 +79,13 @@ async fn install_reuse_verify_and_repair_by_hand() {
     let first = install(&with_opt_in);
     assert!(first.status.success(), "{}", text(&first));
     assert!(text(&first).contains("installed"), "{}", text(&first));
+    // This platform's member names (`.exe` on Windows), its paths written with `/`.
+    let server_member = member_here(SERVER_MEMBER);
+    let harness_member = member_here(HARNESS_MEMBER);
+    let shown = text(&first).replace('\\', "/");
     assert!(
-        text(&first).contains("current/agy_acp_server.par"),
-        "{}",
-        text(&first)
+        shown.contains(&format!("current/{server_member}")),
+        "{shown}"
     );
 
     let again = install(&with_opt_in);
@@ -93,14 +98,14 @@ async fn install_reuse_verify_and_repair_by_hand() {
     assert!(clean.status.success(), "{}", text(&clean));
     assert!(text(&clean).contains("verified"), "{}", text(&clean));
 
-    let harness = Path::new(cache).join("current/localharness_external");
+    let harness = Path::new(cache).join("current").join(&harness_member);
     let mut bytes = std::fs::read(&harness).unwrap();
     bytes[3] ^= 1;
     std::fs::write(&harness, &bytes).unwrap();
     let damaged = install(&verify);
     assert_eq!(damaged.status.code(), Some(1), "{}", text(&damaged));
     assert!(
-        text(&damaged).contains("localharness_external"),
+        text(&damaged).contains(&harness_member),
         "{}",
         text(&damaged)
     );

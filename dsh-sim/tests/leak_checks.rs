@@ -19,6 +19,14 @@ fn facts(server: u32, children: Vec<u32>) -> Vec<ProcessFacts> {
     }]
 }
 
+/// A process that sleeps `ms` milliseconds and exits, on every system: the fake's
+/// helper, run from this package's dsh-sim binary (no `sleep` or `true` on Windows).
+fn sleeper(ms: u64) -> std::io::Result<Child> {
+    Command::new(env!("CARGO_BIN_EXE_dsh-sim"))
+        .args(["fake-server", &format!("--fake-helper-sleep-ms={ms}")])
+        .spawn()
+}
+
 /// Kills and reaps a child the test started, whatever the test's outcome.
 struct Reaped(Child);
 
@@ -39,8 +47,8 @@ fn the_bound_is_the_shutdown_grace_plus_three_seconds() {
 #[tokio::test]
 async fn a_slow_death_within_the_bound_is_no_leak() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let server = Reaped(Command::new("sleep").arg("0.3").spawn()?);
-    let child = Reaped(Command::new("sleep").arg("0.4").spawn()?);
+    let server = Reaped(sleeper(300)?);
+    let child = Reaped(sleeper(400)?);
     let leaks = find_leaks(
         &facts(server.0.id(), vec![child.0.id()]),
         &[],
@@ -56,12 +64,15 @@ async fn a_slow_death_within_the_bound_is_no_leak() -> TestResult {
 #[tokio::test]
 async fn a_zombie_is_no_leak() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let mut zombie = Reaped(Command::new("true").spawn()?);
+    let mut zombie = Reaped(sleeper(0)?);
     let pid = zombie.0.id();
     // Wait, bounded, for the exit; nothing reaps it, so the child stays a zombie.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while process_is_running(pid) {
-        assert!(std::time::Instant::now() < deadline, "`true` never exited");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sleeper never exited"
+        );
         std::thread::yield_now();
     }
     assert!(
@@ -84,8 +95,8 @@ async fn a_zombie_is_no_leak() -> TestResult {
 #[tokio::test]
 async fn a_survivor_is_reported_with_its_wait() -> TestResult {
     let scratch = tempfile::tempdir()?;
-    let server = Reaped(Command::new("sleep").arg("30").spawn()?);
-    let child = Reaped(Command::new("sleep").arg("30").spawn()?);
+    let server = Reaped(sleeper(30_000)?);
+    let child = Reaped(sleeper(30_000)?);
     let leaks = find_leaks(
         &facts(server.0.id(), vec![child.0.id()]),
         &[],

@@ -23,6 +23,12 @@ fn repository() -> (tempfile::TempDir, PathBuf) {
     (root, scenarios)
 }
 
+/// `text` with Windows path separators written as `/`, so one expectation holds on
+/// every system (dsh-sim prints a Windows path natively, with backslashes).
+fn slashes(text: &[u8]) -> String {
+    String::from_utf8_lossy(text).replace('\\', "/")
+}
+
 fn dsh_sim(cwd: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     cargo_bin_cmd!("dsh-sim")
         .current_dir(cwd)
@@ -34,12 +40,20 @@ fn dsh_sim(cwd: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
 fn the_skeleton_lints_clean_runs_green_and_is_never_overwritten() {
     let (root, scenarios) = repository();
     let cwd = root.path();
-    dsh_sim(cwd, &["new", "tool_calls/my_bug"])
-        .code(0)
-        .stdout(contains("created scenarios/tool_calls/my_bug.yaml"))
-        .stdout(contains(
-            "cargo run -p dsh-sim -- run scenarios/tool_calls/my_bug.yaml",
-        ));
+    let created = slashes(
+        &dsh_sim(cwd, &["new", "tool_calls/my_bug"])
+            .code(0)
+            .get_output()
+            .stdout,
+    );
+    assert!(
+        created.contains("created scenarios/tool_calls/my_bug.yaml"),
+        "{created}"
+    );
+    assert!(
+        created.contains("cargo run -p dsh-sim -- run scenarios/tool_calls/my_bug.yaml"),
+        "{created}"
+    );
     let file = scenarios.join("tool_calls/my_bug.yaml");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(SCHEMA_LINE), "{text}");
@@ -47,7 +61,7 @@ fn the_skeleton_lints_clean_runs_green_and_is_never_overwritten() {
     dsh_sim(cwd, &["lint", "scenarios"])
         .code(0)
         .stdout(contains("1 files, 0 problems"));
-    dsh_sim(
+    let ran = dsh_sim(
         cwd,
         &[
             "run",
@@ -57,7 +71,14 @@ fn the_skeleton_lints_clean_runs_green_and_is_never_overwritten() {
         ],
     )
     .code(0)
-    .stdout(contains("PASS  scenarios/tool_calls/my_bug.yaml"));
+    .get_output()
+    .stdout
+    .clone();
+    let ran = slashes(&ran);
+    assert!(
+        ran.contains("PASS  scenarios/tool_calls/my_bug.yaml"),
+        "{ran}"
+    );
 
     std::fs::write(&file, "edited by hand\n").unwrap();
     dsh_sim(cwd, &["new", "tool_calls/my_bug"])

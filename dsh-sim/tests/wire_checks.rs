@@ -13,6 +13,13 @@ use serde_json::json;
 
 const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
+/// A scratch root absolute on every system (on Windows a path needs a drive).
+const SCRATCH_ROOT: &str = if cfg!(windows) {
+    "C:/nonexistent/scratch"
+} else {
+    "/nonexistent/scratch"
+};
+
 fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec<JournalEntry>> {
     let acp_in = |frame| JournalEntry::AcpIn { frame };
     let acp_out = |frame| JournalEntry::AcpOut { frame };
@@ -20,7 +27,7 @@ fn journal(bridge_header: &str, permission_answer: serde_json::Value) -> Vec<Vec
         JournalEntry::Started {
             pid: 999_999_999,
             args: vec![],
-            cwd: "/nonexistent/scratch/turn-1".into(),
+            cwd: format!("{SCRATCH_ROOT}/turn-1"),
             env: Default::default(),
             env_names: vec!["HOME".into(), "PATH".into()],
         },
@@ -441,13 +448,13 @@ fn private_cwd_checks_the_session_new_cwd() {
         private_cwd: Some(true),
         ..WireExpectations::default()
     };
-    let inside = extract(&journal_with_session_cwd("/nonexistent/scratch/turn-1/s1"));
-    let failures = check_wire(Some(&expect), &inside, Path::new("/nonexistent/scratch"));
+    let root = SCRATCH_ROOT;
+    let inside = extract(&journal_with_session_cwd(&format!("{root}/turn-1/s1")));
+    let failures = check_wire(Some(&expect), &inside, Path::new(root));
     assert!(failures.is_empty(), "{failures:#?}");
     for workspace in ["/home/dsh/project", "", "scratch/turn-1"] {
         let outside = extract(&journal_with_session_cwd(workspace));
-        let failures =
-            check_wire(Some(&expect), &outside, Path::new("/nonexistent/scratch")).join("\n");
+        let failures = check_wire(Some(&expect), &outside, Path::new(root)).join("\n");
         assert!(
             failures.contains("session/new cwd")
                 && failures.contains("is not under the scratch root"),

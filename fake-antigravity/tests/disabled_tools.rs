@@ -19,10 +19,11 @@ fn script(target: &Path, switch: &str) -> String {
         r#"{switch}
 turns:
   - steps:
-      - native: {{tool: create_file, kind: edit, ask: false, path: "{}", content: "written\n"}}
+      - native: {{tool: create_file, kind: edit, ask: false, path: {:?}, content: "written\n"}}
       - text: "after the write"
 "#,
-        target.display()
+        // Debug quoting is a YAML double-quoted string: a Windows path's backslashes stay.
+        target.display().to_string()
     )
 }
 

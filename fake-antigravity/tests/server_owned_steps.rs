@@ -342,12 +342,13 @@ async fn native_actions_are_journaled_with_their_real_outcomes() {
 turns:
   - match: {{prompt_contains: "read"}}
     steps:
-      - native: {{tool: view_file, kind: read, ask: false, path: "{}"}}
-      - native: {{tool: view_file, kind: read, ask: false, path: "{}", signal: parent}}
+      - native: {{tool: view_file, kind: read, ask: false, path: {:?}}}
+      - native: {{tool: view_file, kind: read, ask: false, path: {:?}, signal: parent}}
       - text: "after the reads"
 "#,
-        present.display(),
-        missing.display()
+        // Debug quoting is a YAML double-quoted string: a Windows path's backslashes stay.
+        present.display().to_string(),
+        missing.display().to_string()
     );
     let script = write_script(dir.path(), &script);
     let mut fake = start_fake(&script_args(&script, &dir.path().join("journal")), &[]).await;

@@ -154,10 +154,17 @@ impl CacheLayout {
             .collect()
     }
 
-    /// Removes every leftover. Only under the lock.
+    /// Removes every leftover. Only under the lock. A `retired-*` install that cannot be
+    /// removed yet (on Windows, a server still runs from it) is left for a later sweep:
+    /// nothing reads it again.
     pub(crate) fn clear_leftovers(&self, _lock: &CacheLock) -> Result<(), InstallError> {
         for path in self.leftovers() {
-            remove_any(&path)?;
+            match remove_any(&path) {
+                Err(error) if is_retired(&path) => {
+                    tracing::debug!(%error, "a replaced install stays until its server ends");
+                }
+                other => other?,
+            }
         }
         Ok(())
     }
@@ -192,6 +199,12 @@ impl CacheLayout {
         sync_dir(&self.root)?;
         Ok(had_current.then_some(retired))
     }
+}
+
+/// Whether `path` is a replaced install (`retired-*`).
+fn is_retired(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with(RETIRED_PREFIX))
 }
 
 /// Removes a file or a whole directory tree (links are removed, never followed).

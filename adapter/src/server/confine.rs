@@ -1,5 +1,7 @@
 //! Kernel confinement of every server process the adapter launches (B06): on Linux,
-//! Landlock. Google's server is an agent with tools of its own (files, commands), and a
+//! Landlock; on macOS, a Seatbelt profile ([`seatbelt`]) under `required` only, until a
+//! run on a real Mac is recorded; on Windows, none yet (`best_effort` warns, `required`
+//! refuses). The rest of this paragraph is Linux's. Google's server is an agent with tools of its own (files, commands), and a
 //! native action may run before the adapter hears of it; confinement makes sure such an
 //! action reaches nothing but what the server needs. A confined server may write only
 //! beneath its private scratch root (its temp directory, `TMPDIR`, is inside it), its
@@ -35,6 +37,14 @@
 pub mod allowlist;
 #[cfg(target_os = "linux")]
 mod kernel;
+#[cfg_attr(
+    not(target_os = "macos"),
+    allow(
+        dead_code,
+        reason = "built and unit-tested everywhere, applied on macOS only"
+    )
+)]
+pub(crate) mod seatbelt;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -66,6 +76,13 @@ pub enum Enforcement {
     Off,
     /// Not confined: the kernel offers no Landlock (`best_effort`).
     Unavailable,
+    /// Confined by macOS's Seatbelt (`sandbox-exec` with the generated profile).
+    Seatbelt,
+    /// Not confined: on macOS the profile applies only under `required` until it has run
+    /// on a real Mac (`best_effort`).
+    SeatbeltUntried,
+    /// Not confined: this system has no confinement yet (Windows; `best_effort`).
+    NoConfinementHere,
 }
 
 impl fmt::Display for Enforcement {
@@ -83,6 +100,19 @@ impl fmt::Display for Enforcement {
             Self::Unavailable => f.write_str(
                 "the server ran unconfined (the kernel offers no Landlock): the action could \
                  reach the user's files",
+            ),
+            Self::Seatbelt => f.write_str(
+                "the server ran confined by macOS's Seatbelt: it could write only its scratch, \
+                 temp and credentials folders",
+            ),
+            Self::SeatbeltUntried => f.write_str(
+                "the server ran unconfined (on macOS the Seatbelt profile applies only under \
+                 confinement: required until it has run on a real Mac): the action could reach \
+                 the user's files",
+            ),
+            Self::NoConfinementHere => f.write_str(
+                "the server ran unconfined (no confinement on Windows): the action could reach \
+                 the user's files",
             ),
         }
     }
@@ -118,13 +148,44 @@ impl ConfinementPlan {
     }
 }
 
-/// How `mode` runs on a kernel offering Landlock ABI `kernel` (0: none), under a test's
-/// `ceiling`; an error where `required` cannot be met.
+/// What this system can confine a process with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    dead_code,
+    reason = "each system constructs its own variant; decide() and its tests take them all"
+)]
+pub(crate) enum Confiner {
+    /// Linux: Landlock, at this ABI (0: none).
+    Landlock(u8),
+    /// macOS: Seatbelt.
+    Seatbelt,
+    /// A system the adapter cannot confine on yet (Windows).
+    None,
+}
+
+/// How `mode` runs with `confiner`, under a test's Landlock `ceiling`; an error where
+/// `required` cannot be met.
 pub(crate) fn decide(
     mode: ConfinementMode,
-    kernel: u8,
+    confiner: Confiner,
     ceiling: Option<u8>,
 ) -> Result<Enforcement, AdapterError> {
+    let kernel = match (confiner, mode) {
+        (_, ConfinementMode::Off) => return Ok(Enforcement::Off),
+        (Confiner::Landlock(abi), _) => abi,
+        (Confiner::Seatbelt, ConfinementMode::Required) => return Ok(Enforcement::Seatbelt),
+        (Confiner::Seatbelt, ConfinementMode::BestEffort) => {
+            return Ok(Enforcement::SeatbeltUntried);
+        }
+        (Confiner::None, ConfinementMode::Required) => {
+            return Err(AdapterError::ConfinementUnsupported {
+                system: std::env::consts::OS,
+            });
+        }
+        (Confiner::None, ConfinementMode::BestEffort) => {
+            return Ok(Enforcement::NoConfinementHere);
+        }
+    };
     let offered = ceiling.map_or(kernel, |ceiling| ceiling.min(kernel));
     let abi = offered.min(TARGET_ABI);
     match mode {
@@ -140,15 +201,19 @@ pub(crate) fn decide(
     }
 }
 
-/// The Landlock ABI this kernel offers (0: none, or not Linux).
-pub(crate) fn kernel_abi() -> u8 {
+/// What this system confines with (on Linux, the ABI its kernel offers).
+pub(crate) fn this_system() -> Confiner {
     #[cfg(target_os = "linux")]
     {
-        kernel::abi()
+        Confiner::Landlock(kernel::abi())
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
     {
-        0
+        Confiner::Seatbelt
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        Confiner::None
     }
 }
 
@@ -176,7 +241,7 @@ impl ConfinementPolicy {
     /// The plan of the next launch (`create_home`: see [`ConfinementPlan`]); an error (and
     /// nothing started) where `required` cannot be met.
     pub(crate) fn plan(&self, create_home: bool) -> Result<ConfinementPlan, AdapterError> {
-        let decided = decide(self.mode, kernel_abi(), self.ceiling);
+        let decided = decide(self.mode, this_system(), self.ceiling);
         if !self.announced.swap(true, Ordering::Relaxed) {
             announce(self.mode, &decided);
         }
@@ -203,9 +268,20 @@ fn announce(mode: ConfinementMode, decided: &Result<Enforcement, AdapterError>) 
             mode,
             "server processes run unconfined: the kernel offers no Landlock"
         ),
+        Ok(Enforcement::Seatbelt) => {
+            tracing::info!(mode, "server processes run confined by macOS's Seatbelt");
+        }
+        Ok(Enforcement::SeatbeltUntried) => tracing::warn!(
+            mode,
+            "unconfined: on macOS the Seatbelt profile applies only under confinement: \
+             required until it has run on a real Mac"
+        ),
+        Ok(Enforcement::NoConfinementHere) => {
+            tracing::warn!(mode, "unconfined: no confinement on Windows");
+        }
         Err(_) => tracing::warn!(
             mode,
-            "no server process can start: confinement is required and the kernel cannot \
+            "no server process can start: confinement is required and this system cannot \
              confine it"
         ),
     }
@@ -217,6 +293,9 @@ pub(crate) struct Prepared {
     /// The created ruleset, when the process is confined.
     #[cfg(target_os = "linux")]
     ruleset: Option<std::os::fd::OwnedFd>,
+    /// The Seatbelt profile, when the process is confined on macOS.
+    #[cfg(target_os = "macos")]
+    profile: Option<String>,
     /// How the process runs.
     pub(crate) enforcement: Enforcement,
 }
@@ -253,11 +332,29 @@ impl Prepared {
                     enforcement: plan.enforcement,
                 })
             }
+            #[cfg(target_os = "macos")]
+            Enforcement::Seatbelt => {
+                let launch = allowlist::Launch {
+                    program,
+                    env,
+                    scratch,
+                    extra_read: &plan.extra_read,
+                    extra_write: &plan.extra_write,
+                };
+                let profile = seatbelt::profile(&allowlist::rules(&launch))
+                    .map_err(AdapterError::ConfinementFailed)?;
+                Ok(Self {
+                    profile: Some(profile),
+                    enforcement: plan.enforcement,
+                })
+            }
             enforcement => {
                 let _unused = (program, env, scratch);
                 Ok(Self {
                     #[cfg(target_os = "linux")]
                     ruleset: None,
+                    #[cfg(target_os = "macos")]
+                    profile: None,
                     enforcement,
                 })
             }
@@ -265,12 +362,24 @@ impl Prepared {
     }
 
     /// The command that runs `program` with `args` confined as planned: on Linux the
-    /// child restricts itself with the ruleset before it execs.
+    /// child restricts itself with the ruleset before it execs; on macOS `sandbox-exec`
+    /// applies the profile and execs the program.
     #[allow(
         clippy::disallowed_methods,
         reason = "the server spawn's command (C15), started only by ManagedProcess"
     )]
     pub(crate) fn command(&self, program: &Path, args: &[String]) -> Command {
+        #[cfg(target_os = "macos")]
+        if let Some(profile) = &self.profile {
+            let mut command = Command::new(seatbelt::SANDBOX_EXEC);
+            command
+                .arg("-p")
+                .arg(profile)
+                .arg("--")
+                .arg(program)
+                .args(args);
+            return command;
+        }
         let mut command = Command::new(program);
         command.args(args);
         #[cfg(target_os = "linux")]
@@ -288,29 +397,56 @@ mod tests {
     #[test]
     fn best_effort_takes_the_strongest_abi_up_to_the_target() -> crate::TestResult {
         let mode = ConfinementMode::BestEffort;
-        assert_eq!(decide(mode, 7, None)?, Enforcement::Confined { abi: 7 });
-        assert_eq!(decide(mode, 9, None)?, Enforcement::Confined { abi: 7 });
-        assert_eq!(decide(mode, 3, None)?, Enforcement::Confined { abi: 3 });
-        assert_eq!(decide(mode, 0, None)?, Enforcement::Unavailable);
+        assert_eq!(
+            decide(mode, Confiner::Landlock(7), None)?,
+            Enforcement::Confined { abi: 7 }
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(9), None)?,
+            Enforcement::Confined { abi: 7 }
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(3), None)?,
+            Enforcement::Confined { abi: 3 }
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(0), None)?,
+            Enforcement::Unavailable
+        );
         Ok(())
     }
 
     #[test]
     fn a_ceiling_simulates_an_older_kernel_but_never_a_newer_one() -> crate::TestResult {
         let mode = ConfinementMode::BestEffort;
-        assert_eq!(decide(mode, 7, Some(0))?, Enforcement::Unavailable);
-        assert_eq!(decide(mode, 7, Some(4))?, Enforcement::Confined { abi: 4 });
-        assert_eq!(decide(mode, 3, Some(7))?, Enforcement::Confined { abi: 3 });
+        assert_eq!(
+            decide(mode, Confiner::Landlock(7), Some(0))?,
+            Enforcement::Unavailable
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(7), Some(4))?,
+            Enforcement::Confined { abi: 4 }
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(3), Some(7))?,
+            Enforcement::Confined { abi: 3 }
+        );
         Ok(())
     }
 
     #[test]
     fn required_refuses_a_kernel_that_cannot_scope_signals() -> crate::TestResult {
         let mode = ConfinementMode::Required;
-        assert_eq!(decide(mode, 6, None)?, Enforcement::Confined { abi: 6 });
-        assert_eq!(decide(mode, 7, None)?, Enforcement::Confined { abi: 7 });
+        assert_eq!(
+            decide(mode, Confiner::Landlock(6), None)?,
+            Enforcement::Confined { abi: 6 }
+        );
+        assert_eq!(
+            decide(mode, Confiner::Landlock(7), None)?,
+            Enforcement::Confined { abi: 7 }
+        );
         for (kernel, ceiling, offered) in [(5, None, 5), (0, None, 0), (7, Some(0), 0)] {
-            match decide(mode, kernel, ceiling) {
+            match decide(mode, Confiner::Landlock(kernel), ceiling) {
                 Err(AdapterError::ConfinementUnavailable { offered: o, needed }) => {
                     assert_eq!((o, needed), (offered, 6));
                 }
@@ -322,9 +458,83 @@ mod tests {
 
     #[test]
     fn off_never_confines() -> crate::TestResult {
-        assert_eq!(decide(ConfinementMode::Off, 7, None)?, Enforcement::Off);
-        assert_eq!(decide(ConfinementMode::Off, 0, Some(0))?, Enforcement::Off);
+        assert_eq!(
+            decide(ConfinementMode::Off, Confiner::Landlock(7), None)?,
+            Enforcement::Off
+        );
+        assert_eq!(
+            decide(ConfinementMode::Off, Confiner::Landlock(0), Some(0))?,
+            Enforcement::Off
+        );
         Ok(())
+    }
+
+    #[test]
+    fn macos_applies_seatbelt_only_under_required() -> crate::TestResult {
+        use ConfinementMode::{BestEffort, Off, Required};
+        assert_eq!(
+            decide(Required, Confiner::Seatbelt, None)?,
+            Enforcement::Seatbelt
+        );
+        // A profile that never ran on a real Mac must not break every first start.
+        assert_eq!(
+            decide(BestEffort, Confiner::Seatbelt, None)?,
+            Enforcement::SeatbeltUntried
+        );
+        assert_eq!(decide(Off, Confiner::Seatbelt, None)?, Enforcement::Off);
+        // The Landlock ceiling is Linux's test setting; it changes nothing elsewhere.
+        assert_eq!(
+            decide(Required, Confiner::Seatbelt, Some(0))?,
+            Enforcement::Seatbelt
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn windows_warns_under_best_effort_and_refuses_under_required() -> crate::TestResult {
+        use ConfinementMode::{BestEffort, Off, Required};
+        assert_eq!(
+            decide(BestEffort, Confiner::None, None)?,
+            Enforcement::NoConfinementHere
+        );
+        assert_eq!(decide(Off, Confiner::None, None)?, Enforcement::Off);
+        let refused = decide(Required, Confiner::None, None);
+        let Err(error) = refused else {
+            return Err(format!("required ran unconfined: {refused:?}").into());
+        };
+        let failure = error.to_llm_error();
+        assert_eq!(
+            failure.code,
+            crate::contract::LlmErrorCode::AcpConfinementUnavailable
+        );
+        // A Windows or macOS user is never told about a Linux kernel.
+        assert!(!failure.message.contains("Landlock"), "{}", failure.message);
+        assert!(!failure.message.contains("kernel"), "{}", failure.message);
+        Ok(())
+    }
+
+    #[test]
+    fn every_way_a_server_runs_says_whether_it_was_confined() {
+        for (enforcement, says) in [
+            (
+                Enforcement::Confined { abi: 7 },
+                "confined by the kernel (Landlock ABI 7)",
+            ),
+            (Enforcement::Seatbelt, "confined by macOS's Seatbelt"),
+            (Enforcement::SeatbeltUntried, "unconfined (on macOS"),
+            (
+                Enforcement::NoConfinementHere,
+                "unconfined (no confinement on Windows)",
+            ),
+            (Enforcement::Off, "unconfined (confinement is off)"),
+            (
+                Enforcement::Unavailable,
+                "unconfined (the kernel offers no Landlock)",
+            ),
+        ] {
+            let text = enforcement.to_string();
+            assert!(text.contains(says), "{enforcement:?}: {text}");
+        }
     }
 
     #[tracing_test::traced_test]

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 pub use archive_builder::{
     BuiltArchive, HARNESS_MEMBER, PLANTED_PREFIX, SERVER_MEMBER, SIBLING_MEMBER,
-    build as build_archive,
+    build as build_archive, member_here,
 };
 pub use cache_steps::registry_document;
 pub use judge::judge_install;

@@ -299,6 +299,16 @@ fn check_disabled_tools(
     }
 }
 
+/// The variable a scenario's name stands for on this system: `HOME`, the user's home,
+/// is `USERPROFILE` on Windows, where names are also matched without case.
+fn native_variable(name: &str) -> &str {
+    if cfg!(windows) && name == "HOME" {
+        "USERPROFILE"
+    } else {
+        name
+    }
+}
+
 /// `env_absent` / `env_present`: which variable names every server process received.
 fn check_environment(
     expect: &WireExpectations,
@@ -309,7 +319,16 @@ fn check_environment(
         failures.push("environment checks: no server process started".to_owned());
     }
     for (index, process) in processes.iter().enumerate() {
-        let has = |name: &String| process.env_names.iter().any(|n| n == name);
+        let has = |name: &String| {
+            let name = native_variable(name);
+            process.env_names.iter().any(|n| {
+                if cfg!(windows) {
+                    n.eq_ignore_ascii_case(name)
+                } else {
+                    n == name
+                }
+            })
+        };
         for name in expect.env_absent.iter().filter(|n| has(n)) {
             failures.push(format!(
                 "server process {} received the variable {name}, which must not reach the server",

@@ -118,6 +118,8 @@ mod tests {
         let all = crate::journal::read_dir(&dir).unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].len(), 2);
+        // Closed first: Windows removes no folder holding an open file.
+        drop(journal);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,5 +1,5 @@
-//! What a confined server may reach: the paths of its Landlock rules and the rights each
-//! grants. Everything not listed is out of reach (DSH's workspace, the user's home, other
+//! What a confined server may reach: the paths of its Landlock rules (Linux) or of its
+//! Seatbelt profile (macOS, [`super::seatbelt`]) and the rights each grants. Everything not listed is out of reach (DSH's workspace, the user's home, other
 //! temp files), whatever the server or a tool it runs tries.
 //!
 //! - **Read and execute, beneath:** the directory of the server's program (an install's
@@ -42,6 +42,31 @@ pub const RUNTIME_READ_PATHS: &[&str] = &[
     "/run/systemd/resolve",
 ];
 
+/// macOS's read-only runtime paths, as Seatbelt sees them (their real paths: `/etc` is
+/// `/private/etc`): programs, libraries and frameworks (`/usr`, `/bin`, `/sbin`,
+/// `/System`, `/Library`), configuration (`/private/etc`), the time zone database, the
+/// dynamic linker's shared cache and `/private/var/select` (the system `sh`'s choice).
+pub const MACOS_RUNTIME_READ_PATHS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library",
+    "/private/etc",
+    "/private/var/db/timezone",
+    "/private/var/db/dyld",
+    "/private/var/select",
+];
+
+/// This system's read-only runtime paths.
+fn runtime_read_paths() -> &'static [&'static str] {
+    if cfg!(target_os = "macos") {
+        MACOS_RUNTIME_READ_PATHS
+    } else {
+        RUNTIME_READ_PATHS
+    }
+}
+
 /// Device files a server may read and write: the bit bucket and the controlling
 /// terminal.
 pub const READ_WRITE_DEVICES: &[&str] = &["/dev/null", "/dev/tty"];
@@ -49,6 +74,13 @@ pub const READ_WRITE_DEVICES: &[&str] = &["/dev/null", "/dev/tty"];
 /// Device files a server may only read: zeroes and randomness.
 pub const READ_ONLY_DEVICES: &[&str] = &["/dev/zero", "/dev/random", "/dev/urandom"];
 
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(
+        dead_code,
+        reason = "rules are built only where a system confines (Linux, macOS)"
+    )
+)]
 /// The rights one rule grants beneath its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Rights {
@@ -62,6 +94,13 @@ pub(crate) enum Rights {
     ReadOnlyDevice,
 }
 
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(
+        dead_code,
+        reason = "rules are built only where a system confines (Linux, macOS)"
+    )
+)]
 /// One rule: a path and what may be done beneath it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
@@ -69,6 +108,13 @@ pub(crate) struct Rule {
     pub(crate) rights: Rights,
 }
 
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(
+        dead_code,
+        reason = "rules are built only where a system confines (Linux, macOS)"
+    )
+)]
 /// What one launch is made of.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Launch<'a> {
@@ -84,13 +130,32 @@ pub(crate) struct Launch<'a> {
     pub(crate) extra_write: &'a [PathBuf],
 }
 
-/// Every rule of a launch.
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(
+        dead_code,
+        reason = "rules are built only where a system confines (Linux, macOS)"
+    )
+)]
+/// Every rule of a launch, with this system's runtime paths.
 pub(crate) fn rules(launch: &Launch<'_>) -> Vec<Rule> {
+    rules_with(launch, runtime_read_paths())
+}
+
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(
+        dead_code,
+        reason = "rules are built only where a system confines (Linux, macOS)"
+    )
+)]
+/// Every rule of a launch, `runtime` its read-only runtime paths.
+pub(crate) fn rules_with(launch: &Launch<'_>, runtime: &'static [&'static str]) -> Vec<Rule> {
     let rule = |rights| move |path: PathBuf| Rule { path, rights };
     let constant = |paths: &'static [&'static str]| paths.iter().map(PathBuf::from);
     let mut rules: Vec<Rule> = program_dirs(launch.program, launch.env)
         .into_iter()
-        .chain(constant(RUNTIME_READ_PATHS))
+        .chain(constant(runtime))
         .chain(launch.extra_read.iter().map(|p| absolute(p)))
         .map(rule(Rights::ReadExecute))
         .collect();
@@ -154,7 +219,8 @@ pub fn program_dirs(program: &Path, env: &[(OsString, OsString)]) -> Vec<PathBuf
     dirs
 }
 
-#[cfg(test)]
+// The rules exist only where a system confines (Linux, macOS): Unix paths and lookups.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::server::env_of as env;
@@ -196,7 +262,6 @@ mod tests {
         Ok(())
     }
 
-    #[cfg(unix)]
     #[test]
     fn a_symlinked_program_brings_its_real_directory() -> crate::TestResult {
         let dir = tempfile::tempdir()?;
