@@ -2,7 +2,9 @@
 # The CI checks, in order: formatting, lints, rustdoc (broken links are errors), then the
 # README's test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim
 # as its own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
-# `.ci/run` calls this script. Exits non-zero on the first failure.
+# Then the other platforms' share (ci/cross.sh ci: clippy for Windows and macOS arm64, and
+# the scenario suite as Windows processes under Wine; the rest is nightly's). `.ci/run`
+# calls this script. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,3 +18,6 @@ echo "== cargo doc (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 bash ci/test.sh
+
+echo "== other platforms: clippy for Windows and macOS arm64, the scenarios under Wine"
+bash ci/cross.sh ci

@@ -2,9 +2,14 @@
 # Every platform DSH runs on, from this one Linux x64 machine (README "Platforms").
 #
 #   bash ci/cross.sh install        # rustup targets, Debian's cross compilers, Wine, qemu, zig
-#   bash ci/cross.sh check          # cargo check + clippy -D warnings, every target
-#   bash ci/cross.sh wine-test      # the Windows build's Rust tests and scenarios, under Wine
-#   bash ci/cross.sh qemu-test      # the linux-arm64 build's adapter unit tests, under qemu-user
+#   bash ci/cross.sh ci             # what .ci/run runs: clippy for windows and macOS arm64,
+#                                   # and the scenario suite as Windows processes under Wine
+#   bash ci/cross.sh nightly        # the rest: clippy for linux-arm64 and macOS x64, every
+#                                   # Windows test under Wine, the qemu leg, addons + imports
+#   bash ci/cross.sh check          # cargo clippy -D warnings (a check too), every target
+#   bash ci/cross.sh wine-test      # every Windows test and scenario, under Wine
+#   bash ci/cross.sh wine-scenarios # the scenario suite only, under Wine
+#   bash ci/cross.sh qemu-test      # the linux-arm64 build's unit tests, under qemu-user
 #   bash ci/cross.sh addons         # the napi addon for every target that links here
 #   bash ci/cross.sh imports FILE   # the DLLs a Windows .exe or .node imports (objdump -p)
 #
@@ -68,7 +73,7 @@ cross_env() {
   # The MinGW runtime (libgcc, libwinpthread) linked in, so a Windows build imports
   # only system DLLs.
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C target-feature=+crt-static -C link-args=-static"
-  export LIBNODE_PATH="$PWD/target/cross/libnode"
+  stub_libnode
 }
 
 # Runs cargo for a darwin target through cargo-zigbuild, which provides the C compiler
@@ -83,19 +88,26 @@ darwin_cargo() {
   esac
 }
 
-check() {
+# cargo clippy -D warnings (which checks too) of the whole workspace for each TARGET.
+clippy_targets() {
   install
   cross_env
   local clippy=(--workspace --all-targets --locked -- -D warnings)
-  for target in "$WINDOWS" "$LINUX_ARM"; do
-    log "clippy --target $target"
-    cargo clippy --target "$target" "${clippy[@]}"
-  done
-  for target in "$DARWIN_X64" "$DARWIN_ARM"; do
-    log "clippy --target $target (zig)"
-    darwin_cargo clippy --target "$target" "${clippy[@]}"
+  for target in "$@"; do
+    case "$target" in
+      *-apple-darwin)
+        log "clippy --target $target (zig)"
+        darwin_cargo clippy --target "$target" "${clippy[@]}"
+        ;;
+      *)
+        log "clippy --target $target"
+        cargo clippy --target "$target" "${clippy[@]}"
+        ;;
+    esac
   done
 }
+
+check() { clippy_targets "${TARGETS[@]}"; }
 
 wine_env() {
   export WINEDEBUG=-all
@@ -147,6 +159,44 @@ wine_test() {
   bash ci/platform-tests.sh "$WINDOWS"
 }
 
+# The scenario suite only, as Windows processes under Wine (dsh-sim.exe drives the fake
+# as dsh-sim.exe fake-server).
+wine_scenarios() {
+  install
+  cross_env
+  wine_env
+  log "the scenario suite, under Wine"
+  bash ci/platform-tests.sh "$WINDOWS" dsh-sim:scenarios
+}
+
+# .ci/run's share: the two legs most users run on (Windows, macOS arm64) checked, and the
+# scenarios run as Windows processes. The rest is nightly's (README "Platforms").
+ci_leg() {
+  clippy_targets "$WINDOWS" "$DARWIN_ARM"
+  wine_scenarios
+}
+
+nightly_leg() {
+  local status=0
+  clippy_targets "$LINUX_ARM" "$DARWIN_X64" || status=1
+  wine_test || status=1
+  qemu_test || status=1
+  addons || status=1
+  imports_of_builds || status=1
+  return "$status"
+}
+
+# Every Windows .exe and .node built so far imports only system DLLs.
+imports_of_builds() {
+  local status=0 file
+  for file in target/"$WINDOWS"/release/*.exe target/"$WINDOWS"/debug/*.exe dsh-plugin/npm/win32-x64-gnu/*.node; do
+    [[ -f "$file" ]] || continue
+    log "imports of $file"
+    imports "$file" || status=1
+  done
+  return "$status"
+}
+
 qemu_test() {
   install
   cross_env
@@ -179,10 +229,13 @@ addons() {
 
 case "${1:-}" in
   install) install ;;
+  ci) ci_leg ;;
+  nightly) nightly_leg ;;
   check) check ;;
   wine-test) wine_test ;;
+  wine-scenarios) wine_scenarios ;;
   qemu-test) qemu_test ;;
   addons) addons ;;
   imports) cross_env; imports "$2" ;;
-  *) sed -n '2,12p' "$0"; exit 2 ;;
+  *) sed -n '2,18p' "$0"; exit 2 ;;
 esac

@@ -11,7 +11,9 @@
 # wholly to the worse side fails the night; the new documents are kept under
 # target/bench/nightly-DATE/), then the
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
-# --no-real-server is given (a machine without a signed-in server). Exits non-zero when
+# --no-real-server is given (a machine without a signed-in server), then the other
+# platforms' nightly leg (ci/cross.sh nightly: clippy for linux-arm64 and macOS x64, every
+# Windows test under Wine, the qemu leg, the addons and their imports). Exits non-zero when
 # any of them fails; all of them always run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,4 +38,5 @@ nice node dsh-plugin/bench/binding.mjs --runs 5 --json "$bench_dir/binding.json"
 if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1
 fi
+bash ci/cross.sh nightly || status=1
 exit "$status"

@@ -4,7 +4,7 @@
 # `ci/cross.sh wine-test` and `ci/cross.sh qemu-test` call it with the runner set
 # (CARGO_TARGET_<TRIPLE>_RUNNER); run on its own it sets nothing.
 #
-#   bash ci/platform-tests.sh TARGET [PACKAGE…]   # default: every package of the leg
+#   bash ci/platform-tests.sh TARGET [PACKAGE[:lib|:TEST]…]   # default: every package of the leg
 #
 # A test that cannot pass under that emulator for a reason that is the emulator's, not
 # ours, is listed with the reason in `ci/platform-gaps/TARGET.txt` (one line: the
@@ -44,7 +44,10 @@ status=0
 for spec in "${packages[@]}"; do
   package="${spec%%:*}"
   selection=()
-  [[ "$spec" == *:lib ]] && selection=(--lib)
+  case "$spec" in
+    *:lib) selection=(--lib) ;;
+    *:*) selection=(--test "${spec#*:}") ;;
+  esac
   log="$log_dir/$package.log"
   printf '== %s: cargo test --target %s -p %s %s\n' "$target" "$target" "$package" "${selection[*]}" >&2
   # --exact makes each --skip name one test, not every test whose name contains it.

@@ -185,6 +185,11 @@ impl AdapterError {
             Self::Busy(_) => LlmErrorCode::AcpSessionBusy,
             Self::NativeToolRejected { .. } => LlmErrorCode::AcpNativeToolRejected,
             Self::Disposed => LlmErrorCode::AcpDisposed,
+            // Google ships nothing for this platform: not a failure a retry or a mirror mends.
+            Self::Install {
+                reason: "unsupported_platform",
+                ..
+            } => LlmErrorCode::AcpPlatformUnsupported,
             Self::Install { .. } => LlmErrorCode::AcpInstallFailed,
         };
         // Every Display text above is written by the adapter; io errors' own texts are
@@ -220,6 +225,26 @@ mod tests {
         assert_eq!(error.code, LlmErrorCode::AcpRpcError);
         assert!(!error.message.contains("abc123"), "{}", error.message);
         assert!(error.message.contains("-32603"), "{}", error.message);
+    }
+
+    #[test]
+    fn a_platform_google_ships_nothing_for_is_its_own_code() {
+        let error = AdapterError::Install {
+            reason: "unsupported_platform",
+            message: "Google ships no 1.3.0 build for freebsd-x86_64".to_owned(),
+        }
+        .to_llm_error();
+        assert_eq!(error.code, LlmErrorCode::AcpPlatformUnsupported);
+        assert!(
+            error.message.contains("freebsd-x86_64"),
+            "{}",
+            error.message
+        );
+        let other = AdapterError::Install {
+            reason: "digest_mismatch",
+            message: String::new(),
+        };
+        assert_eq!(other.to_llm_error().code, LlmErrorCode::AcpInstallFailed);
     }
 
     #[test]

@@ -29,8 +29,9 @@ pub enum LlmErrorCode {
     /// The server command exists but could not be started.
     #[serde(rename = "ACP_SPAWN_FAILED")]
     AcpSpawnFailed,
-    /// The server cannot be confined by the kernel as `confinement: required` demands
-    /// (no Landlock, or too old an ABI), or its confinement could not be built.
+    /// The server cannot be confined as `confinement: required` demands (on Linux no
+    /// Landlock, or too old an ABI; on Windows no confinement yet), or its confinement
+    /// could not be built.
     #[serde(rename = "ACP_CONFINEMENT_UNAVAILABLE")]
     AcpConfinementUnavailable,
     /// The connection to the server closed (the process exited or broke the framing).
@@ -83,6 +84,10 @@ pub enum LlmErrorCode {
     /// the installer's reason (`digest_mismatch`, `not_found`, `unsafe_archive`, ...).
     #[serde(rename = "ACP_INSTALL_FAILED")]
     AcpInstallFailed,
+    /// Google ships no build of the server for this platform (the message names it).
+    /// The plugin's loader raises it too, where no addon fits.
+    #[serde(rename = "ACP_PLATFORM_UNSUPPORTED")]
+    AcpPlatformUnsupported,
     /// An image block's bytes could not be had from DSH's attachment store.
     #[serde(rename = "ACP_ATTACHMENT_UNAVAILABLE")]
     AcpAttachmentUnavailable,
@@ -100,7 +105,7 @@ pub enum LlmErrorCode {
 
 impl LlmErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [LlmErrorCode; 27] = [
+    pub const ALL: [LlmErrorCode; 28] = [
         Self::Aborted,
         Self::EmptyResponse,
         Self::UnsupportedOption,
@@ -124,6 +129,7 @@ impl LlmErrorCode {
         Self::AcpUnknownStop,
         Self::AcpDisposed,
         Self::AcpInstallFailed,
+        Self::AcpPlatformUnsupported,
         Self::AcpAttachmentUnavailable,
         Self::AcpInternal,
         Self::AcpInvalidConfig,
@@ -156,6 +162,7 @@ impl LlmErrorCode {
             Self::AcpUnknownStop => "ACP_UNKNOWN_STOP",
             Self::AcpDisposed => "ACP_DISPOSED",
             Self::AcpInstallFailed => "ACP_INSTALL_FAILED",
+            Self::AcpPlatformUnsupported => "ACP_PLATFORM_UNSUPPORTED",
             Self::AcpAttachmentUnavailable => "ACP_ATTACHMENT_UNAVAILABLE",
             Self::AcpInternal => "ACP_INTERNAL",
             Self::AcpInvalidConfig => "ACP_INVALID_CONFIG",
@@ -239,6 +246,7 @@ mod tests {
             (AcpUnknownStop, "ACP_UNKNOWN_STOP"),
             (AcpDisposed, "ACP_DISPOSED"),
             (AcpInstallFailed, "ACP_INSTALL_FAILED"),
+            (AcpPlatformUnsupported, "ACP_PLATFORM_UNSUPPORTED"),
             // The adapter's own.
             (AcpSpawnFailed, "ACP_SPAWN_FAILED"),
             (AcpConfinementUnavailable, "ACP_CONFINEMENT_UNAVAILABLE"),

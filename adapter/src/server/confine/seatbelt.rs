@@ -119,7 +119,8 @@ fn quoted(text: &str) -> Result<String, &'static str> {
     Ok(out)
 }
 
-#[cfg(test)]
+// Unix paths (a profile names macOS's); on Windows they would be drive-relative.
+#[cfg(all(test, unix))]
 mod tests {
     use std::path::PathBuf;
 
