@@ -1,5 +1,5 @@
 //! Kernel confinement of every server process the adapter launches (B06): on Linux,
-//! Landlock; on macOS, a Seatbelt profile ([`seatbelt`]) under `required` only, until a
+//! Landlock; on macOS, a Seatbelt profile (the `seatbelt` module) under `required` only, until a
 //! run on a real Mac is recorded; on Windows, none yet (`best_effort` warns, `required`
 //! refuses). The rest of this paragraph is Linux's. Google's server is an agent with tools of its own (files, commands), and a
 //! native action may run before the adapter hears of it; confinement makes sure such an

@@ -1,5 +1,5 @@
 //! What a confined server may reach: the paths of its Landlock rules (Linux) or of its
-//! Seatbelt profile (macOS, [`super::seatbelt`]) and the rights each grants. Everything not listed is out of reach (DSH's workspace, the user's home, other
+//! Seatbelt profile (macOS, the `seatbelt` module) and the rights each grants. Everything not listed is out of reach (DSH's workspace, the user's home, other
 //! temp files), whatever the server or a tool it runs tries.
 //!
 //! - **Read and execute, beneath:** the directory of the server's program (an install's
