@@ -4,8 +4,9 @@
 #   bash ci/cross.sh install        # rustup targets, Debian's cross compilers, Wine, qemu, zig
 #   bash ci/cross.sh ci             # what .ci/run runs: clippy for windows and macOS arm64,
 #                                   # and the scenario suite as Windows processes under Wine
-#   bash ci/cross.sh nightly        # the rest: clippy for linux-arm64 and macOS x64, every
-#                                   # Windows test under Wine, the qemu leg, addons + imports
+#   bash ci/cross.sh nightly        # the rest: clippy for linux-arm64, macOS x64 and Windows
+#                                   # arm64 (zig), every Windows test under Wine, the qemu
+#                                   # leg, addons + imports
 #   bash ci/cross.sh check          # cargo clippy -D warnings (a check too), every target
 #   bash ci/cross.sh wine-test      # every Windows test and scenario, under Wine
 #   bash ci/cross.sh wine-scenarios # the scenario suite only, under Wine
@@ -23,6 +24,9 @@ LINUX_ARM=aarch64-unknown-linux-gnu
 DARWIN_X64=x86_64-apple-darwin
 DARWIN_ARM=aarch64-apple-darwin
 TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM")
+# Google ships windows-aarch64 too. zig links it here (README "Platforms"); it is checked
+# nightly, and has no addon or platform package yet.
+WINDOWS_ARM=aarch64-pc-windows-gnullvm
 DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64)
 # The DLLs a Windows build may import: the system's own, nothing from MinGW's runtime
 # (linked statically) and nothing from node (N-API is looked up at load time).
@@ -33,7 +37,7 @@ log() { printf '== %s\n' "$*" >&2; }
 install() {
   local installed
   installed="$(rustup target list --installed)"
-  for target in "${TARGETS[@]}"; do
+  for target in "${TARGETS[@]}" "$WINDOWS_ARM"; do
     grep -qx "$target" <<<"$installed" || rustup target add "$target"
   done
   local missing=()
@@ -95,7 +99,7 @@ clippy_targets() {
   local clippy=(--workspace --all-targets --locked -- -D warnings)
   for target in "$@"; do
     case "$target" in
-      *-apple-darwin)
+      *-apple-darwin | *-windows-gnullvm)
         log "clippy --target $target (zig)"
         darwin_cargo clippy --target "$target" "${clippy[@]}"
         ;;
@@ -107,7 +111,7 @@ clippy_targets() {
   done
 }
 
-check() { clippy_targets "${TARGETS[@]}"; }
+check() { clippy_targets "${TARGETS[@]}" "$WINDOWS_ARM"; }
 
 wine_env() {
   export WINEDEBUG=-all
@@ -178,7 +182,7 @@ ci_leg() {
 
 nightly_leg() {
   local status=0
-  clippy_targets "$LINUX_ARM" "$DARWIN_X64" || status=1
+  clippy_targets "$LINUX_ARM" "$DARWIN_X64" "$WINDOWS_ARM" || status=1
   wine_test || status=1
   qemu_test || status=1
   addons || status=1
