@@ -25,8 +25,9 @@ DARWIN_X64=x86_64-apple-darwin
 DARWIN_ARM=aarch64-apple-darwin
 TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM")
 # Google ships windows-aarch64 too. zig links it here (README "Platforms"); it is checked
-# nightly, and has no addon or platform package yet.
+# nightly, and has no addon or platform package yet, so it is not one of TARGETS.
 WINDOWS_ARM=aarch64-pc-windows-gnullvm
+CHECKED_TARGETS=("${TARGETS[@]}" "$WINDOWS_ARM")
 DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64)
 # The DLLs a Windows build may import: the system's own, nothing from MinGW's runtime
 # (linked statically) and nothing from node (N-API is looked up at load time).
@@ -37,7 +38,7 @@ log() { printf '== %s\n' "$*" >&2; }
 install() {
   local installed
   installed="$(rustup target list --installed)"
-  for target in "${TARGETS[@]}" "$WINDOWS_ARM"; do
+  for target in "${CHECKED_TARGETS[@]}"; do
     grep -qx "$target" <<<"$installed" || rustup target add "$target"
   done
   local missing=()
@@ -80,9 +81,9 @@ cross_env() {
   stub_libnode
 }
 
-# Runs cargo for a darwin target through cargo-zigbuild, which provides the C compiler
-# (aws-lc-sys) and linker for darwin.
-darwin_cargo() {
+# Runs cargo for a target that needs zig, through cargo-zigbuild, which provides the C
+# compiler (aws-lc-sys) and the linker: darwin, and Windows on arm64.
+zig_cargo() {
   local subcommand="$1"
   shift
   cargo zigbuild --help >/dev/null 2>&1 || { log "cargo-zigbuild is missing"; return 1; }
@@ -101,7 +102,7 @@ clippy_targets() {
     case "$target" in
       *-apple-darwin | *-windows-gnullvm)
         log "clippy --target $target (zig)"
-        darwin_cargo clippy --target "$target" "${clippy[@]}"
+        zig_cargo clippy --target "$target" "${clippy[@]}"
         ;;
       *)
         log "clippy --target $target"
@@ -111,7 +112,7 @@ clippy_targets() {
   done
 }
 
-check() { clippy_targets "${TARGETS[@]}" "$WINDOWS_ARM"; }
+check() { clippy_targets "${CHECKED_TARGETS[@]}"; }
 
 wine_env() {
   export WINEDEBUG=-all
