@@ -39,6 +39,12 @@ impl ParkedCall {
         (call, receiver)
     }
 
+    /// Whether the server already gave up on the call (its HTTP request is gone): nobody
+    /// can take its result any more.
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.reply.is_closed()
+    }
+
     /// Answers the call. Returns `false` when the server already gave up on it.
     pub(crate) fn resolve(self, reply: ToolReply) -> bool {
         self.reply.send(reply).is_ok()

@@ -228,14 +228,25 @@ impl TurnLoop {
         self.emit_all(chunks).await
     }
 
+    /// Hands DSH the call and the parallel calls that already arrived, then parks. A call
+    /// whose HTTP request is already gone (the server's MCP client dropped it) never
+    /// reaches DSH: nobody could take its result, and DSH would run the tool for nothing.
+    /// A round left with no call does not pause the stream.
     async fn on_call(&mut self, first: ParkedCall) -> Result<(), Outcome> {
         let mut issued = Vec::new();
         let mut next = Some(first);
         while let Some(call) = next {
-            self.emit_call(&call).await?;
-            issued.push(call);
+            if call.is_abandoned() {
+                tracing::debug!("the server gave up on a call before DSH saw it");
+            } else {
+                self.emit_call(&call).await?;
+                issued.push(call);
+            }
             // Parallel calls that already arrived join this round.
             next = self.calls.as_mut().and_then(|calls| calls.try_recv().ok());
+        }
+        if issued.is_empty() {
+            return Ok(());
         }
         self.pause(issued).await
     }

@@ -237,3 +237,37 @@ async fn chunks_the_abort_overtook_reach_dsh_before_the_closing_block() -> TestR
     assert_eq!(ended, expected, "the block-end differs from its deltas");
     Ok(())
 }
+
+/// A call whose HTTP request is already gone when the loop takes it (the server's MCP
+/// client dropped the connection) never reaches DSH and does not park the turn; a live
+/// call of the same round still does.
+#[tokio::test]
+async fn a_call_the_server_already_dropped_never_reaches_dsh() -> TestResult {
+    let (mut turn, mut stream) = streaming();
+    let (dropped, reply) = ParkedCall::new("gone".to_owned(), json!({}));
+    drop(reply);
+    turn.on_call(dropped)
+        .await
+        .map_err(|outcome| format!("{outcome:?}"))?;
+    assert!(
+        matches!(turn.phase, Phase::Streaming { .. }),
+        "a round of abandoned calls parked the turn"
+    );
+    let (live, _reply) = ParkedCall::new("live".to_owned(), json!({}));
+    turn.on_call(live)
+        .await
+        .map_err(|outcome| format!("{outcome:?}"))?;
+    let Phase::Parked { calls } = &turn.phase else {
+        return Err("the live call did not park the turn".into());
+    };
+    assert_eq!(calls.len(), 1);
+    drop(turn);
+    let mut names = Vec::new();
+    while let Some(chunk) = stream.recv().await {
+        if let StreamChunk::ToolCallDelta { name, .. } = chunk {
+            names.extend(name);
+        }
+    }
+    assert_eq!(names, ["live"], "DSH saw a call nobody could answer");
+    Ok(())
+}
