@@ -26,14 +26,14 @@ LINUX_ARM=aarch64-unknown-linux-gnu
 DARWIN_X64=x86_64-apple-darwin
 DARWIN_ARM=aarch64-apple-darwin
 TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM")
-# Google ships windows-aarch64 too. zig links it here (README "Platforms"); it is checked
-# nightly, and has no addon or platform package yet, so it is not one of TARGETS.
+# Google ships windows-aarch64 too. zig links it here (README "Platforms"); it is checked and
+# its addon built nightly, but it has no platform package yet, so it is not one of TARGETS.
 WINDOWS_ARM=aarch64-pc-windows-gnullvm
 CHECKED_TARGETS=("${TARGETS[@]}" "$WINDOWS_ARM")
-DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64)
+DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64 llvm)
 # The DLLs a Windows build may import: the system's own, nothing from MinGW's runtime
 # (linked statically) and nothing from node (N-API is looked up at load time).
-SYSTEM_DLLS='^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|crypt32|ws2_32|userenv|user32|shell32|ole32|oleaut32|secur32|ncrypt|iphlpapi|dbghelp|psapi|msvcrt|ucrtbase|synchronization|powrprof|api-ms-win-[a-z0-9-]+)\.dll$'
+SYSTEM_DLLS='^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|crypt32|ws2_32|userenv|user32|shell32|ole32|oleaut32|combase|rpcrt4|ktmw32|secur32|ncrypt|iphlpapi|dbghelp|psapi|msvcrt|ucrtbase|synchronization|powrprof|api-ms-win-[a-z0-9-]+)\.dll$'
 
 log() { printf '== %s\n' "$*" >&2; }
 
@@ -70,6 +70,18 @@ stub_libnode() {
     x86_64-w64-mingw32-gcc -shared -o "$dir/libnode.dll" "$dir/stub.c"
   fi
   export LIBNODE_PATH="$PWD/$dir"
+}
+
+# The same for Windows on arm64, whose linker (zig's lld) wants an import library
+# (`node.lib`) beside the DLL: zig makes both. Exported only for that build.
+stub_libnode_arm64() {
+  local dir=target/cross/libnode-arm64
+  if [[ ! -f "$dir/node.lib" ]]; then
+    mkdir -p "$dir"
+    printf 'void antigravity_acp_libnode_stub(void) {}\n' >"$dir/stub.c"
+    (cd "$dir" && python3 -m ziglang cc -target aarch64-windows-gnu -shared -o libnode.dll stub.c && cp stub.lib node.lib) >&2
+  fi
+  echo "$PWD/$dir"
 }
 
 # Cargo's settings for the cross targets, as environment (the native build stays as is).
@@ -244,10 +256,12 @@ nightly_leg() {
   return "$status"
 }
 
-# Every Windows .exe and .node built so far imports only system DLLs.
+# Every Windows .exe and .node (and Windows arm64 .exe and addon .dll) built so far imports
+# only system DLLs.
 imports_of_builds() {
   local status=0 file
-  for file in target/"$WINDOWS"/release/*.exe target/"$WINDOWS"/debug/*.exe dsh-plugin/npm/win32-x64-gnu/*.node; do
+  for file in target/{"$WINDOWS","$WINDOWS_ARM"}/{release,debug}/*.exe dsh-plugin/npm/win32-x64-gnu/*.node \
+    target/"$WINDOWS_ARM"/{release,debug}/antigravity_acp_dsh.dll; do
     [[ -f "$file" ]] || continue
     log "imports of $file"
     imports "$file" || status=1
@@ -263,10 +277,11 @@ qemu_test() {
   bash ci/platform-tests.sh "$LINUX_ARM"
 }
 
+# llvm-objdump reads both PE machines (mingw's objdump only x86_64).
 imports() {
   local file="$1" bad
-  bad="$(x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | grep -Ev "$SYSTEM_DLLS" || true)"
-  x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/^\s*DLL Name: /  imports /p'
+  bad="$(llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | grep -Ev "$SYSTEM_DLLS" || true)"
+  llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: /  imports /p'
   if [[ -n "$bad" ]]; then
     log "$file imports DLLs that are not the system's: $bad"
     return 1
@@ -280,6 +295,14 @@ addons() {
     log "addon for $target"
     node dsh-plugin/scripts/build.mjs --release --target "$target"
   done
+  windows_arm_addon
+}
+
+# Windows on arm64 has no platform package yet (README "Platforms"), but its addon links
+# through zig: built here (release) so that `imports_of_builds` checks what it imports.
+windows_arm_addon() {
+  log "addon for $WINDOWS_ARM (no package)"
+  LIBNODE_PATH="$(stub_libnode_arm64)" zig_cargo build --locked --release --target "$WINDOWS_ARM" -p antigravity-acp-dsh
 }
 
 # Sourced (`source ci/cross.sh`), it only defines its functions.
