@@ -96,6 +96,9 @@ pub struct Installer {
     options: InstallOptions,
     layout: CacheLayout,
     platform: &'static str,
+    /// The archive digest in force: the `sha256` override, else the built-in pin (B03).
+    /// Only an install made from an archive of this digest is reused.
+    in_force: DigestInForce,
     /// One install at a time inside this process (the file lock covers other processes).
     gate: tokio::sync::Mutex<()>,
 }
@@ -109,13 +112,21 @@ impl Installer {
             None => default_cache_dir(platform)?,
         };
         cache::check_cache_root(&root)?;
-        if let Some(digest) = &options.sha256_override {
-            platform::parse_digest(digest)?;
-        }
+        let in_force = match &options.sha256_override {
+            Some(digest) => DigestInForce {
+                digest: Some(platform::parse_digest(digest)?),
+                source: "the --sha256 override",
+            },
+            None => DigestInForce {
+                digest: pinned_digest(platform).map(str::to_owned),
+                source: "the built-in 1.3.0 pin",
+            },
+        };
         Ok(Self {
             options,
             layout: CacheLayout::new(root),
             platform,
+            in_force,
             gate: tokio::sync::Mutex::new(()),
         })
     }
@@ -175,11 +186,14 @@ impl Installer {
     pub async fn verify(&self) -> VerifyReport {
         let layout = self.layout.clone();
         let platform = self.platform;
+        let in_force = self.in_force.clone();
         let differences = blocking(move || {
-            Ok::<_, InstallError>(match inspect_at(&layout, platform, Depth::Full) {
-                Ok(_) => Vec::new(),
-                Err(found) => found,
-            })
+            Ok::<_, InstallError>(
+                match inspect_at(&layout, platform, &in_force, Depth::Full) {
+                    Ok(_) => Vec::new(),
+                    Err(found) => found,
+                },
+            )
         })
         .await
         .unwrap_or_else(|error| vec![error.to_string()]);
@@ -201,7 +215,9 @@ impl Installer {
     async fn inspect(&self, depth: Depth) -> Result<InstalledServer, String> {
         let layout = self.layout.clone();
         let platform = self.platform;
-        match tokio::task::spawn_blocking(move || inspect_at(&layout, platform, depth)).await {
+        let in_force = self.in_force.clone();
+        let check = move || inspect_at(&layout, platform, &in_force, depth);
+        match tokio::task::spawn_blocking(check).await {
             Ok(result) => result.map_err(|found| found.join("; ")),
             Err(_) => Err("the check did not complete".to_owned()),
         }
@@ -344,10 +360,22 @@ async fn blocking<T: Send + 'static>(
         .map_err(|_| InstallError::StillCorrupt("the install task did not complete".to_owned()))?
 }
 
-/// The check itself: leftovers, receipt, files, launch line.
+/// The archive digest an install must come from to be reused, and where it comes from.
+#[derive(Debug, Clone)]
+struct DigestInForce {
+    /// Lowercase hex; `None` when this platform has no pin (nothing can be reused).
+    digest: Option<String>,
+    /// What an error names: the override or the built-in pin.
+    source: &'static str,
+}
+
+/// The check itself: leftovers, receipt (its archive digest the one in force), files,
+/// launch line. A receipt edited by hand to claim the digest in force is not detected: that
+/// needs a manifest of the real archive's files (B03's row says so).
 fn inspect_at(
     layout: &CacheLayout,
     platform: &str,
+    in_force: &DigestInForce,
     depth: Depth,
 ) -> Result<InstalledServer, Vec<String>> {
     let leftovers = layout.leftovers();
@@ -366,6 +394,12 @@ fn inspect_at(
         return Err(vec![format!(
             "the receipt is for {} on {}",
             receipt.version, receipt.platform
+        )]);
+    }
+    if in_force.digest.as_deref() != Some(receipt.archive_sha256.as_str()) {
+        return Err(vec![format!(
+            "the install came from an archive that {} does not name",
+            in_force.source
         )]);
     }
     let differences = receipt::check(&dir, &receipt, depth);

@@ -409,3 +409,62 @@ async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestR
     );
     Ok(())
 }
+
+/// B03: an install is reused only under the digest it was checked against. Made under an
+/// override, it is not reused once the override is gone (the launch downloads again and the
+/// archive fails the built-in pin), nor under another override; `verify` names the digest.
+#[tokio::test]
+async fn an_install_is_reused_only_under_the_digest_in_force() -> TestResult {
+    let installed = Installed::new(b"#!/bin/sh\n").await?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let registry = registry_for(&installed.host.url, &cmd)?;
+    let with = |sha256_override: Option<String>| InstallOptions {
+        sha256_override,
+        ..options_for(installed.cache.path(), registry.clone(), b"")
+    };
+    let pinned = Installer::new(with(None))?;
+    let report = pinned.verify().await;
+    assert!(
+        report
+            .differences
+            .iter()
+            .any(|d| d.contains("the built-in 1.3.0 pin")),
+        "{:?}",
+        report.differences
+    );
+    let refused = pinned.ensure().await;
+    assert!(
+        matches!(
+            refused,
+            Err(InstallError::DigestMismatch {
+                source_of_pin: "the built-in 1.3.0 pin",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        installed.host.hits.load(Ordering::SeqCst),
+        2,
+        "no download: the install was reused"
+    );
+    let other = Installer::new(with(Some("f".repeat(64))))?;
+    let refused = other.ensure().await;
+    assert!(
+        matches!(
+            refused,
+            Err(InstallError::DigestMismatch {
+                source_of_pin: "the --sha256 override",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(installed.host.hits.load(Ordering::SeqCst), 3);
+    // The install in place is still the first one's, and its own override reuses it.
+    assert_eq!(
+        installed.installer.ensure().await?.outcome,
+        InstallOutcome::Reused
+    );
+    Ok(())
+}

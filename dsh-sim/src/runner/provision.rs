@@ -129,6 +129,7 @@ impl Provisioning {
             }))),
         };
         let started_empty = script.cache.is_empty()
+            && !script.installed_before
             && script.concurrent_installers == 0
             && !script.killed_installer
             && install_fault::starts_empty(script.fault);
@@ -157,12 +158,18 @@ impl Provisioning {
         script: &InstallScript,
         program: &Path,
     ) -> Result<(), String> {
+        // The good install is made under the served archive's own digest, whatever pin
+        // the chat's installer is told.
         let quiet = InstallOptions {
             progress: None,
+            sha256_override: Some(hex::encode(Sha256::digest(&self.archive.bytes))),
             ..self.options.clone()
         };
         let damage = install_fault::damage_before(script.fault, &script.cache);
-        if !damage.is_empty() || install_fault::needs_good_install(script.fault) {
+        if script.installed_before
+            || !damage.is_empty()
+            || install_fault::needs_good_install(script.fault)
+        {
             let installer = Installer::new(quiet).map_err(|e| e.to_string())?;
             installer
                 .ensure()

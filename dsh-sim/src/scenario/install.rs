@@ -29,6 +29,12 @@ pub struct InstallScript {
     /// Whether the installer may use plain HTTP to loopback (default true).
     #[serde(default = "default_true")]
     pub insecure_loopback: bool,
+    /// A good install is made before the chat, under the served archive's digest (as
+    /// `pin: archive`), whatever `pin` the chat's installer is then told (default false;
+    /// `cache` steps and some faults make one anyway). With another `pin`, the chat's
+    /// launch must not reuse it (B03).
+    #[serde(default)]
+    pub installed_before: bool,
     /// What is done to the cache before the chat, after one good install (default:
     /// nothing, and no install before the chat).
     #[serde(default)]
