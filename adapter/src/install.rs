@@ -96,9 +96,6 @@ pub struct Installer {
     options: InstallOptions,
     layout: CacheLayout,
     platform: &'static str,
-    /// The archive digest in force: the `sha256` override, else the built-in pin (B03).
-    /// Only an install made from an archive of this digest is reused.
-    in_force: DigestInForce,
     /// One install at a time inside this process (the file lock covers other processes).
     gate: tokio::sync::Mutex<()>,
 }
@@ -112,23 +109,30 @@ impl Installer {
             None => default_cache_dir(platform)?,
         };
         cache::check_cache_root(&root)?;
-        let in_force = match &options.sha256_override {
-            Some(digest) => DigestInForce {
-                digest: Some(platform::parse_digest(digest)?),
-                source: "the --sha256 override",
-            },
-            None => DigestInForce {
-                digest: pinned_digest(platform).map(str::to_owned),
-                source: "the built-in 1.3.0 pin",
-            },
-        };
+        if let Some(digest) = &options.sha256_override {
+            platform::parse_digest(digest)?;
+        }
         Ok(Self {
             options,
             layout: CacheLayout::new(root),
             platform,
-            in_force,
             gate: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// The archive digest in force: the `sha256` override, else the built-in pin (B03).
+    /// Only an install made from an archive of this digest is reused.
+    fn in_force(&self) -> DigestInForce {
+        match &self.options.sha256_override {
+            Some(digest) => DigestInForce {
+                digest: platform::parse_digest(digest).ok(),
+                source: "the --sha256 override",
+            },
+            None => DigestInForce {
+                digest: pinned_digest(self.platform).map(str::to_owned),
+                source: "the built-in 1.3.0 pin",
+            },
+        }
     }
 
     /// The cache folder.
@@ -186,7 +190,7 @@ impl Installer {
     pub async fn verify(&self) -> VerifyReport {
         let layout = self.layout.clone();
         let platform = self.platform;
-        let in_force = self.in_force.clone();
+        let in_force = self.in_force();
         let differences = blocking(move || {
             Ok::<_, InstallError>(
                 match inspect_at(&layout, platform, &in_force, Depth::Full) {
@@ -215,7 +219,7 @@ impl Installer {
     async fn inspect(&self, depth: Depth) -> Result<InstalledServer, String> {
         let layout = self.layout.clone();
         let platform = self.platform;
-        let in_force = self.in_force.clone();
+        let in_force = self.in_force();
         let check = move || inspect_at(&layout, platform, &in_force, depth);
         match tokio::task::spawn_blocking(check).await {
             Ok(result) => result.map_err(|found| found.join("; ")),
