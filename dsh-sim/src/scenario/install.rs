@@ -237,6 +237,9 @@ pub enum CacheStep {
     Truncate(String),
     /// Delete this installed file.
     Remove(String),
+    /// Clear this installed file's execute bits (`chmod a-x`: same inode, size, content
+    /// and mtime; Unix only, so mark the scenario's `platforms`).
+    RemoveExecBit(String),
     /// Delete the receipt.
     RemoveReceipt,
     /// Overwrite the receipt with text that is not JSON.

@@ -82,6 +82,7 @@ pub fn apply(step: &CacheStep, cache: &Path) -> Result<(), String> {
         CacheStep::Remove(name) => {
             std::fs::remove_file(member(name)).map_err(|e| fail("remove", e))
         }
+        CacheStep::RemoveExecBit(name) => remove_exec_bit(&member(name)),
         CacheStep::RemoveReceipt => {
             std::fs::remove_file(current.join(RECEIPT_FILE)).map_err(|e| fail("remove", e))
         }
@@ -98,6 +99,28 @@ pub fn apply(step: &CacheStep, cache: &Path) -> Result<(), String> {
                 .map_err(|e| fail("write", e))
         }
     }
+}
+
+/// `chmod a-x`: the mode changes, the inode, size, content and mtime do not.
+#[cfg(unix)]
+fn remove_exec_bit(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let fail = |what: &str, e: std::io::Error| format!("cannot {what} in the cache: {e}");
+    let mode = std::fs::metadata(path)
+        .map_err(|e| fail("inspect", e))?
+        .permissions()
+        .mode();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & !0o111))
+        .map_err(|e| fail("chmod", e))
+}
+
+/// Windows has no execute bits: a scenario with this step is marked for Unix only.
+#[cfg(not(unix))]
+fn remove_exec_bit(path: &Path) -> Result<(), String> {
+    Err(format!(
+        "remove_exec_bit on {}: Windows has no execute bits (mark the scenario's platforms)",
+        path.display()
+    ))
 }
 
 /// How to run `dsh-sim install` against the scenario's registry and cache.
