@@ -219,3 +219,31 @@ fn a_stubborn_command_server_torn_down_after_a_rejected_tool_is_no_leak() {
         .code(0)
         .stdout(contains("\n1 passed, 0 failed\n"));
 }
+
+/// A `--server` command that exits during `initialize` fails the run at once with
+/// `ACP_DISCONNECTED`: the relay between the adapter and the command closes the adapter's
+/// pipe when its child exits (it used to keep it open, and the run read as a hang: "the
+/// chat did not finish within" its whole bound).
+#[test]
+fn a_server_command_that_exits_at_initialize_fails_disconnected_not_as_a_hang() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/server_scripts/exits_at_initialize.yaml");
+    let server = format!(
+        "{} fake-server --script {}",
+        env!("CARGO_BIN_EXE_dsh-sim"),
+        script.display()
+    );
+    let artifacts = tempfile::tempdir().unwrap();
+    let output = cargo_bin_cmd!("dsh-sim")
+        .args(["run", "--server", &server, "--artifacts"])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server/echo.yaml")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let shown = slashes(&output);
+    assert!(shown.contains("ACP_DISCONNECTED"), "{shown}");
+    assert!(!shown.contains("did not finish within"), "{shown}");
+}

@@ -9,7 +9,8 @@
 //! The relay stays in the server's process group (the adapter kills the group), passes
 //! stderr through untouched (keeping a copy next to the journal, which a failed
 //! scenario's artefacts show redacted), and exits with the server's code once its
-//! streams end.
+//! streams end, even while the client still holds its side open (a server that dies at
+//! start is then a disconnection to the adapter, as without the relay).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -111,7 +112,17 @@ async fn relay(journal: &Arc<JournalWriter>, program: &OsString, args: &[OsStrin
     };
     let stderr_copy = journal.path().with_extension("stderr");
     let errors = pass_stderr_through(server_err, &stderr_copy);
-    let ((), (), ()) = tokio::join!(upstream, downstream, errors);
+    // Once the server's output ends (it exited, or closed its streams), the relay ends
+    // too, whether or not the client closed its side: the relay's own stdout must close,
+    // so a server that dies at start is a disconnection to the adapter, not a hang.
+    let server_side = async { tokio::join!(downstream, errors) };
+    tokio::pin!(upstream, server_side);
+    tokio::select! {
+        ((), ()) = &mut server_side => {}
+        () = &mut upstream => {
+            let ((), ()) = server_side.await;
+        }
+    }
     let status = child.wait().await;
     let reason = match &status {
         Ok(status) => format!("server exited ({status})"),
