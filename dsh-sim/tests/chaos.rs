@@ -9,7 +9,7 @@ use antigravity_acp::contract::{FinishReason, LlmFailure, StreamChunk};
 use dsh_sim::chaos::catalogue::select;
 use dsh_sim::chaos::driver::{ChaosSettings, run_session};
 use dsh_sim::chaos::invariants::{Observed, judge};
-use dsh_sim::chaos::plan::{default_paths, load_bases};
+use dsh_sim::chaos::plan::{default_paths, load_bases, plan};
 use dsh_sim::chaos::watch::Watched;
 use dsh_sim::host::transcript::{
     FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
@@ -52,6 +52,44 @@ fn a_fixed_seed_range_of_faults_breaks_no_invariant() -> Result<(), String> {
     assert!(
         struck * 3 >= CI_RUNS,
         "too few faults struck: {struck}\n{log}"
+    );
+    Ok(())
+}
+
+/// A burst turns one call into 65; on a base whose tool starts a subagent that is 65
+/// nested chats, which no chat bound of the catalogue covers (seed 90210 run 296 drew it on
+/// `subagents/two_levels_deep` and was failed "never ended" after 8 s, though nothing hung:
+/// DSH went on running subagents for 108 s). A burst is never drawn on such a base, and
+/// that run now breaks no invariant.
+#[test]
+fn a_burst_is_never_drawn_where_it_multiplies_subagent_chats() -> Result<(), String> {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bases = load_bases(&default_paths(&package.join("../scenarios")))?;
+    let burst = select(&["burst".to_owned()])?;
+    for index in 0..2000 {
+        let planned = plan(90210, index, &bases, &burst);
+        let text = std::fs::read_to_string(&planned.base).map_err(|e| e.to_string())?;
+        assert!(
+            !text.contains("subagent:"),
+            "run {index} drew a burst on {}",
+            planned.base.display()
+        );
+    }
+    let fake = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sim"));
+    let settings = ChaosSettings {
+        seed: 90210,
+        runs: 296..297,
+        bases,
+        rows: select(&[])?,
+        out: std::env::temp_dir().join("dsh-sim-chaos-90210"),
+        full_artifacts: false,
+    };
+    let mut log = Vec::new();
+    let summary = run_session(&settings, &fake, &mut log)?;
+    let log = String::from_utf8_lossy(&log);
+    assert!(
+        summary.failed.is_empty(),
+        "seed 90210 run 296 failed:\n{log}"
     );
     Ok(())
 }

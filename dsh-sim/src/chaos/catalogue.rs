@@ -44,6 +44,11 @@ pub enum Needs {
     ToolRound,
     /// A tool round of two or more calls (a reordered round: one result has one order).
     ParallelRound,
+    /// A tool round whose tools are all plain (no subagent): a burst multiplies one call
+    /// into 65, and 65 nested subagent chats, run one after another, are work no chat
+    /// bound of the catalogue covers (seed 90210 run 296 burst `subagents/two_levels_deep`:
+    /// 108 s of DSH running subagents, nothing hung). So a burst is never drawn there.
+    PlainToolRound,
 }
 
 /// The frame index a server fault strikes at is drawn from `0..FRAME_SPAN`: the fast
@@ -89,7 +94,10 @@ pub const CATALOGUE: &[FaultRow] = &[
     mcp("call_twice"),
     mcp("call_after_turn"),
     mcp("stale_token"),
-    mcp("burst"),
+    FaultRow {
+        needs: Needs::PlainToolRound,
+        ..mcp("burst")
+    },
     mcp("reset_while_result"),
     dsh_at_chunk("abort"),
     dsh_at_chunk("drop_stream"),

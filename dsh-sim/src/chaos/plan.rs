@@ -101,7 +101,16 @@ fn fits(needs: Needs, value: &Value) -> bool {
         Needs::Launch => launches(value),
         Needs::ToolRound => offers_tools(value) && script_steps(value).any(|s| is_call(s, 1)),
         Needs::ParallelRound => offers_tools(value) && script_steps(value).any(|s| is_call(s, 2)),
+        Needs::PlainToolRound => fits(Needs::ToolRound, value) && !runs_subagents(value),
     }
+}
+
+/// Whether one of the chat's tools starts a subagent (`dsh.tools[].subagent`).
+fn runs_subagents(value: &Value) -> bool {
+    value
+        .pointer("/dsh/tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| tools.iter().any(|tool| tool.get("subagent").is_some()))
 }
 
 fn offers_tools(value: &Value) -> bool {
