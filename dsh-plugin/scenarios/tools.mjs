@@ -3,6 +3,9 @@
 // a subagent through DSH's agent registry, a title request through DSH's LLM runtime),
 // each execution counted. The permission policy is the driver's `tools/pre-execute`.
 
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /** How deep subagents nest: a chat at this depth is offered no subagent tools (dsh-sim's `MAX_SUBAGENT_DEPTH`). */
 export const MAX_SUBAGENT_DEPTH = 2;
 
@@ -23,6 +26,42 @@ function delay(ms, signal) {
       reject(signal.reason);
     }, { once: true });
   });
+}
+
+/** The longest a held tool waits for the fake's answers (dsh-sim's `HOLD_BOUND`). */
+const HOLD_BOUND_MS = 5000;
+
+/** How many answers to its MCP `tools/call` the fake journaled under `dir` (its JSONL files). */
+function toolCallAnswers(dir) {
+  let answers = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+      if (!line.includes('"mcp_response"')) continue;
+      try {
+        const entry = JSON.parse(line);
+        if (entry.kind === 'mcp_response' && entry.method === 'tools/call') answers += 1;
+      } catch {
+        // A line still being written.
+      }
+    }
+  }
+  return answers;
+}
+
+/**
+ * A tool's `hold_until_fake_answers` (dsh-sim's `FaultPlan::hold_for_answers`): the chat's
+ * first held execution waits until the fake journaled `answers` `tools/call` answers, or
+ * `HOLD_BOUND_MS`; later executions go on at once (one driver process runs one chat).
+ */
+let held = false;
+async function holdForAnswers(env, answers, signal) {
+  if (held) return;
+  held = true;
+  const started = Date.now();
+  while (env.spec.journalDir && toolCallAnswers(env.spec.journalDir) < answers && Date.now() - started < HOLD_BOUND_MS) {
+    await delay(10, signal);
+  }
 }
 
 /** A title request shaped as DSH's title plugin shapes it; the title, or why it failed. */
@@ -64,6 +103,7 @@ export function hostTool(tool, env) {
     output: { schema: {}, render: (_args, value) => [{ type: 'text', text: asText(value) }] },
     async execute(_args, exec) {
       env.record.executions[tool.name] = (env.record.executions[tool.name] ?? 0) + 1;
+      if (tool.holdUntilFakeAnswers) await holdForAnswers(env, tool.holdUntilFakeAnswers, exec.signal);
       if (tool.delayMs > 0) await delay(tool.delayMs, exec.signal);
       if (behaviour.fails !== undefined) throw new Error(behaviour.fails);
       if (behaviour.subagent !== undefined) {

@@ -306,6 +306,13 @@ pub struct ToolSpec {
     /// How long an allowed execution takes, in milliseconds (a slow tool; default 0).
     #[serde(default)]
     pub delay_ms: u64,
+    /// The chat's first execution of this tool returns only once the fake has journaled
+    /// this many answers to its MCP `tools/call` (over all its processes), or after
+    /// [`crate::host::faults::HOLD_BOUND`]: an event to wait on instead of a time, e.g. so
+    /// that every call of a burst reaches the bridge before DSH answers the first
+    /// (`mcp_client/fault_burst`: the 65th call's refusal is the one answer). Default none.
+    #[serde(default)]
+    pub hold_until_fake_answers: Option<usize>,
     /// Instead of `result`: running the tool starts a subagent, a nested chat through the
     /// same adapter with this user message and the chat's other tools, while the parent's
     /// call stays parked. The subagent's final answer is the tool's output.

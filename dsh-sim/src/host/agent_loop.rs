@@ -508,6 +508,9 @@ impl AgentLoop {
                 .iter()
                 .find(|t| t.definition.name == call.name)
                 .ok_or_else(|| format!("tool call for `{}`, which DSH did not offer", call.name))?;
+            if let (true, Some(answers)) = (tool.permission.runs(), tool.hold_until_fake_answers) {
+                self.faults.hold_for_answers(answers).await;
+            }
             if tool.permission.runs() && !tool.duration.is_zero() {
                 // A slow tool: the scripted world's own time, not a wait for an event.
                 tokio::time::sleep(tool.duration).await;

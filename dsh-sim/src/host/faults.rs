@@ -24,6 +24,14 @@ pub const LATE_MARGIN: Duration = Duration::from_secs(5);
 /// tool timeout plus [`LATE_MARGIN`]).
 pub type LateWait = Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// How the runner waits until the fake has journaled a number of `tools/call` answers
+/// (a tool's `hold_until_fake_answers`), bounded by [`HOLD_BOUND`].
+pub type AnswersWait = Box<dyn Fn(usize) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// The longest a held tool waits for the fake's answers (past it, the tool runs: a
+/// scenario whose expectation needed the answers then fails on its own checks).
+pub const HOLD_BOUND: Duration = Duration::from_secs(5);
+
 /// What DSH does at the struck chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChunkAction {
@@ -47,6 +55,10 @@ pub struct FaultPlan {
     reordered: std::sync::OnceLock<(usize, usize)>,
     tool_timeout: Duration,
     late_wait: Option<LateWait>,
+    /// Not a fault: the runner's journal watch for a held tool, set by
+    /// [`FaultPlan::with_answers_wait`]; `held` once the chat's first hold ran.
+    answers_wait: Option<AnswersWait>,
+    held: AtomicBool,
 }
 
 impl std::fmt::Debug for FaultPlan {
@@ -71,6 +83,25 @@ impl FaultPlan {
             tool_timeout,
             late_wait,
             ..Self::default()
+        }
+    }
+
+    /// The runner's watch for a held tool's answers (without one, a hold waits its bound).
+    pub fn with_answers_wait(mut self, wait: Option<AnswersWait>) -> Self {
+        self.answers_wait = wait;
+        self
+    }
+
+    /// A tool's `hold_until_fake_answers`, at the chat's first held execution only:
+    /// returns once the fake journaled `answers` `tools/call` answers, or at
+    /// [`HOLD_BOUND`].
+    pub async fn hold_for_answers(&self, answers: usize) {
+        if self.held.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        match &self.answers_wait {
+            Some(wait) => wait(answers).await,
+            None => tokio::time::sleep(HOLD_BOUND).await,
         }
     }
 

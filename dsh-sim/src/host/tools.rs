@@ -36,6 +36,8 @@ pub struct HostTool {
     pub behaviour: ToolBehaviour,
     /// How long an allowed execution takes.
     pub duration: std::time::Duration,
+    /// The fake's `tools/call` answers the chat's first execution waits for, if any.
+    pub hold_until_fake_answers: Option<usize>,
 }
 
 impl HostTool {
@@ -59,6 +61,7 @@ impl HostTool {
             permission: spec.permission,
             behaviour,
             duration: std::time::Duration::from_millis(spec.delay_ms),
+            hold_until_fake_answers: spec.hold_until_fake_answers,
         }
     }
 }

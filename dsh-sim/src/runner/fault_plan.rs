@@ -2,7 +2,8 @@
 //! adapter's tool timeout and, for `late_result`, a wait on the fake's journal: it returns
 //! once the fake has read a `session/cancel` more than when the wait began (what the
 //! adapter's tool timeout sends when it ends a parked turn), or at the tool timeout plus
-//! [`LATE_MARGIN`].
+//! [`LATE_MARGIN`]; and for a tool's `hold_until_fake_answers`, a wait until the fake has
+//! journaled that many answers to its `tools/call`, or [`HOLD_BOUND`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use fake_antigravity::journal::JournalEntry;
 
-use crate::host::faults::{FaultPlan, LATE_MARGIN, LateWait};
+use crate::host::faults::{AnswersWait, FaultPlan, HOLD_BOUND, LATE_MARGIN, LateWait};
 use crate::scenario::Scenario;
 
 /// How often the journal is read while waiting on it.
@@ -30,7 +31,39 @@ pub fn fault_plan(scenario: &Scenario, journal_dir: Option<&Path>) -> Arc<FaultP
         let wait: LateWait = Box::new(move || Box::pin(await_new_cancel(dir.clone(), bound)));
         wait
     });
-    Arc::new(FaultPlan::new(scenario.dsh.fault, tool_timeout, late_wait))
+    let answers_wait = journal_dir.map(|dir| {
+        let dir = dir.to_path_buf();
+        let wait: AnswersWait =
+            Box::new(move |answers| Box::pin(await_answers(dir.clone(), answers)));
+        wait
+    });
+    Arc::new(
+        FaultPlan::new(scenario.dsh.fault, tool_timeout, late_wait).with_answers_wait(answers_wait),
+    )
+}
+
+/// How many answers to its MCP `tools/call` the fake has journaled, over all its processes.
+pub fn tool_call_answers(dir: &Path) -> usize {
+    fake_antigravity::journal::read_dir(dir)
+        .map(|journal| {
+            journal
+                .iter()
+                .flatten()
+                .filter(|entry| {
+                    matches!(entry, JournalEntry::McpResponse { method, .. } if method == "tools/call")
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Returns once the fake has journaled `answers` `tools/call` answers, or after
+/// [`HOLD_BOUND`].
+async fn await_answers(dir: PathBuf, answers: usize) {
+    let started = Instant::now();
+    while tool_call_answers(&dir) < answers && started.elapsed() < HOLD_BOUND {
+        tokio::time::sleep(POLL).await;
+    }
 }
 
 /// How many `session/cancel` the fake has read, over all its processes.

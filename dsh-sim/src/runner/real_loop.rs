@@ -194,6 +194,8 @@ pub(crate) async fn drive(
     let stderr_path = workspace.join("real-loop-stderr.txt");
     let mut spec = spec;
     spec["record"] = json!(record_path);
+    // Where a held tool (`hold_until_fake_answers`) reads the fake's journal.
+    spec["journalDir"] = json!(chat.journal_dir);
     if let Err(error) = std::fs::write(&spec_path, spec.to_string()) {
         out.failures
             .push(format!("cannot write the real loop's spec: {error}"));
@@ -300,6 +302,7 @@ fn driver_spec(scenario: &Scenario, plugin: Value, workspace: &Path) -> Result<V
                 },
                 "behaviour": behaviour,
                 "delayMs": spec.delay_ms,
+                "holdUntilFakeAnswers": spec.hold_until_fake_answers,
             })
         })
         .collect();
