@@ -195,6 +195,7 @@ fn tool(name: &str, permission: Permission, behaviour: ToolBehaviour) -> HostToo
         permission,
         behaviour,
         duration: Duration::ZERO,
+        hold_until_fake_answers: None,
     }
 }
 
