@@ -369,9 +369,19 @@ mod tests {
         assert!(batched.recv_batch(8).await.is_empty());
     }
 
-    /// A batch takes what is buffered, up to its bound, and never waits for more.
-    #[tokio::test]
-    async fn a_batch_takes_what_is_buffered_up_to_its_bound() {
+    /// A batch takes what is buffered, up to its bound, and never waits for more. Each
+    /// batch is bounded, so a sender that buffered nothing fails the test at once
+    /// instead of leaving it waiting (the mutant `send -> true` timed out here); the clock
+    /// is paused, so that bound passes at once when nothing can arrive.
+    #[tokio::test(start_paused = true)]
+    async fn a_batch_takes_what_is_buffered_up_to_its_bound() -> crate::TestResult {
+        async fn batch(stream: &mut ChunkStream, max: usize) -> Result<usize, String> {
+            let wait = std::time::Duration::from_secs(5);
+            tokio::time::timeout(wait, stream.recv_batch(max))
+                .await
+                .map(|batch| batch.len())
+                .map_err(|_| format!("a batch of up to {max} found nothing buffered"))
+        }
         let (sender, mut stream) = ChunkStream::channel();
         for index in 0..5 {
             let chunk = StreamChunk::TextDelta {
@@ -380,12 +390,13 @@ mod tests {
             };
             assert!(sender.send(chunk).await);
         }
-        assert_eq!(stream.recv_batch(3).await.len(), 3);
-        assert_eq!(stream.recv_batch(100).await.len(), 2);
+        assert_eq!(batch(&mut stream, 3).await?, 3);
+        assert_eq!(batch(&mut stream, 100).await?, 2);
         assert!(sender.send(StreamChunk::finish(FinishReason::Stop)).await);
         drop(sender);
-        assert_eq!(stream.recv_batch(100).await.len(), 1);
-        assert!(stream.recv_batch(100).await.is_empty());
+        assert_eq!(batch(&mut stream, 100).await?, 1);
+        assert_eq!(batch(&mut stream, 100).await?, 0);
+        Ok(())
     }
 
     /// Every chunk serializes to DSH's wire names, exactly.
