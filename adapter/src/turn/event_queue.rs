@@ -97,4 +97,31 @@ mod tests {
         drop(sender);
         assert!(queue.recv().await.is_none());
     }
+
+    /// A closed queue refuses new events at once (a sender is never left waiting on a turn
+    /// that settled), and still hands out the events queued before it closed.
+    #[tokio::test]
+    async fn a_closed_queue_refuses_new_events_and_keeps_the_queued_ones() {
+        let (sender, receiver) = mpsc::channel(8);
+        let mut queue = EventQueue::new(receiver);
+        assert!(
+            sender
+                .send(chunk(ContentBlockType::Text, "kept"))
+                .await
+                .is_ok()
+        );
+        queue.close();
+        assert!(
+            sender
+                .send(chunk(ContentBlockType::Text, "refused"))
+                .await
+                .is_err(),
+            "a closed queue took an event"
+        );
+        assert!(sender.is_closed());
+        let Some(ServerEvent::Chunk { text, .. }) = queue.recv().await else {
+            panic!("the event queued before the close was lost");
+        };
+        assert_eq!(text, "kept");
+    }
 }
