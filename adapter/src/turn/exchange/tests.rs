@@ -346,3 +346,16 @@ fn both_result_shapes_continue() -> crate::TestResult {
     }
     Ok(())
 }
+
+/// A continuation that finds its turn already ended starts afresh from the complete
+/// history it carried (`provider.rs`): that history comes back whole, whether it is still
+/// shared with the parked exchange or not.
+#[test]
+fn a_segment_history_gives_its_messages_back_whole() {
+    let messages = vec![user("read my notes"), calls(&["a"]), results(&["a"])];
+    let alone = SegmentHistory::new(messages.clone());
+    assert_eq!(alone.into_messages(), messages);
+    let shared = SegmentHistory::new(messages.clone());
+    let _kept = shared.clone();
+    assert_eq!(shared.into_messages(), messages);
+}
