@@ -42,19 +42,19 @@ pub fn fault_plan(scenario: &Scenario, journal_dir: Option<&Path>) -> Arc<FaultP
     )
 }
 
+/// How many entries of the fake's journal, over all its processes, `counted` accepts.
+fn journaled(dir: &Path, counted: impl Fn(&JournalEntry) -> bool) -> usize {
+    fake_antigravity::journal::read_dir(dir)
+        .map(|journal| journal.iter().flatten().filter(|e| counted(e)).count())
+        .unwrap_or(0)
+}
+
 /// How many answers to its MCP `tools/call` the fake has journaled, over all its processes.
 pub fn tool_call_answers(dir: &Path) -> usize {
-    fake_antigravity::journal::read_dir(dir)
-        .map(|journal| {
-            journal
-                .iter()
-                .flatten()
-                .filter(|entry| {
-                    matches!(entry, JournalEntry::McpResponse { method, .. } if method == "tools/call")
-                })
-                .count()
-        })
-        .unwrap_or(0)
+    journaled(
+        dir,
+        |entry| matches!(entry, JournalEntry::McpResponse { method, .. } if method == "tools/call"),
+    )
 }
 
 /// Returns once the fake has journaled `answers` `tools/call` answers, or after
@@ -68,18 +68,10 @@ async fn await_answers(dir: PathBuf, answers: usize) {
 
 /// How many `session/cancel` the fake has read, over all its processes.
 fn cancels(dir: &Path) -> usize {
-    fake_antigravity::journal::read_dir(dir)
-        .map(|journal| {
-            journal
-                .iter()
-                .flatten()
-                .filter(|entry| {
-                    matches!(entry, JournalEntry::AcpIn { frame }
-                        if frame.get("method").and_then(|m| m.as_str()) == Some("session/cancel"))
-                })
-                .count()
-        })
-        .unwrap_or(0)
+    journaled(dir, |entry| {
+        matches!(entry, JournalEntry::AcpIn { frame }
+            if frame.get("method").and_then(|m| m.as_str()) == Some("session/cancel"))
+    })
 }
 
 /// Returns once a `session/cancel` more than now is journaled, or after `bound`.
