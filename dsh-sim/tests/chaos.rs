@@ -59,8 +59,10 @@ fn a_fixed_seed_range_of_faults_breaks_no_invariant() -> Result<(), String> {
 /// A burst turns one call into 65; on a base whose tool starts a subagent that is 65
 /// nested chats, which no chat bound of the catalogue covers (seed 90210 run 296 drew it on
 /// `subagents/two_levels_deep` and was failed "never ended" after 8 s, though nothing hung:
-/// DSH went on running subagents for 108 s). A burst is never drawn on such a base, and
-/// that run now breaks no invariant.
+/// DSH went on running subagents for 108 s). A burst is never drawn on such a base (that
+/// run now draws a plain one: `dsh-sim chaos --seed 90210 --run 296` passes). The plans
+/// alone are checked here: a chaos session's judges watch the whole process (its tasks,
+/// its panics), so a second session beside `a_fixed_seed_range…` would judge that one's.
 #[test]
 fn a_burst_is_never_drawn_where_it_multiplies_subagent_chats() -> Result<(), String> {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -75,22 +77,6 @@ fn a_burst_is_never_drawn_where_it_multiplies_subagent_chats() -> Result<(), Str
             planned.base.display()
         );
     }
-    let fake = PathBuf::from(env!("CARGO_BIN_EXE_dsh-sim"));
-    let settings = ChaosSettings {
-        seed: 90210,
-        runs: 296..297,
-        bases,
-        rows: select(&[])?,
-        out: std::env::temp_dir().join("dsh-sim-chaos-90210"),
-        full_artifacts: false,
-    };
-    let mut log = Vec::new();
-    let summary = run_session(&settings, &fake, &mut log)?;
-    let log = String::from_utf8_lossy(&log);
-    assert!(
-        summary.failed.is_empty(),
-        "seed 90210 run 296 failed:\n{log}"
-    );
     Ok(())
 }
 
