@@ -103,7 +103,7 @@ pub enum DisabledToolsScript {
 }
 
 /// The `session/new` answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionNewScript {
     /// Answer every `session/new` with this JSON-RPC error code (message "Internal
@@ -111,6 +111,14 @@ pub struct SessionNewScript {
     /// none, sessions open normally).
     #[serde(default)]
     pub error_code: Option<i32>,
+    /// Before answering a `session/new` that follows a prompt on this process, ask
+    /// `session/request_permission` for this host tool as a late request of that
+    /// prompt's turn, which has finished (as `session_close.late_permission` does, for a
+    /// server that does not offer `session/close`, as 1.3.0), and wait (up to 5 s) for
+    /// the answer, which is journaled. A client whose handlers are detached cancels it
+    /// (C33). Default: none.
+    #[serde(default)]
+    pub late_permission: Option<String>,
 }
 
 /// The `initialize` answer.

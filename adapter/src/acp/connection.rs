@@ -111,8 +111,16 @@ impl AcpConnection {
                 async move |request: RequestPermissionRequest,
                             responder: Responder<RequestPermissionResponse>,
                             _cx| {
-                    let bridge =
-                        permissions.with(|route| route.as_ref().and_then(|r| r.bridge.clone()));
+                    // Only the attached turn's own session asks for its bridge's tools: a
+                    // late request of a finished turn's session (or of any other) finds no
+                    // bridge, and is cancelled (C33), even while the next turn is attached.
+                    let session = request.session_id.to_string();
+                    let bridge = permissions.with(|route| {
+                        route
+                            .as_ref()
+                            .filter(|r| r.session.as_deref() == Some(session.as_str()))
+                            .and_then(|r| r.bridge.clone())
+                    });
                     responder.respond(permission::answer(&request, bridge.as_ref()))
                 },
                 on_receive_request!(),

@@ -121,10 +121,23 @@ fn handle_request(
             }
         },
         "logout" => responder.respond(logout(&agent)),
-        "session/new" => match agent.script.session_new.error_code {
-            Some(code) => responder.respond_with_error(Error::new(code, "Internal error")),
-            None => opened(new_session(&agent, &params), responder, &cx),
-        },
+        "session/new" => {
+            if let Some(code) = agent.script.session_new.error_code {
+                return responder.respond_with_error(Error::new(code, "Internal error"));
+            }
+            let late = agent.script.session_new.late_permission.clone();
+            match (late, agent.sessions.last_prompted()) {
+                // The late request is answered through the dispatch loop: never wait in it.
+                (Some(tool), Some(finished)) => {
+                    let task_cx = cx.clone();
+                    cx.spawn(async move {
+                        ask_late_permission(&agent, &task_cx, &finished, &tool).await;
+                        opened(new_session(&agent, &params), responder, &task_cx)
+                    })
+                }
+                _ => opened(new_session(&agent, &params), responder, &cx),
+            }
+        }
         "session/load" => opened(reopen_session(&agent, &params, true), responder, &cx),
         "session/resume" => opened(reopen_session(&agent, &params, false), responder, &cx),
         "session/list" => responder.respond(list_sessions()),

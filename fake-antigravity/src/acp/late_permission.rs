@@ -1,7 +1,8 @@
 //! A late `session/request_permission` for a finished turn's host tool, asked while the
-//! client closes that turn's session (`session_close.late_permission`): whether the
-//! client still answers it for the finished turn (its handlers attached) or cancels it
-//! (detached, C33) shows on the wire.
+//! client closes that turn's session (`session_close.late_permission`) or opens its next
+//! one (`session_new.late_permission`, for a server that does not offer `session/close`):
+//! whether the client still answers it for the finished turn (its handlers attached) or
+//! cancels it (detached, C33) shows on the wire.
 
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ pub async fn ask_late_permission(
     let resolved = match servers.resolve(tool).await {
         Ok(resolved) => resolved,
         Err(error) => {
-            let message = format!("session_close.late_permission: {error}");
+            let message = format!("late_permission: {error}");
             agent.expectation_failed(0, 0, message);
             return;
         }

@@ -75,6 +75,8 @@ pub struct RunningPrompt {
 pub struct SessionStore {
     sessions: Mutex<HashMap<String, Session>>,
     prompt_numbers: AtomicU64,
+    /// The session of the latest prompt (`session_new.late_permission` asks for its turn).
+    last_prompted: Mutex<Option<String>>,
 }
 
 impl SessionStore {
@@ -112,11 +114,27 @@ impl SessionStore {
     /// Registers a running prompt in the session.
     pub fn begin_prompt(&self, id: &str) -> Option<RunningPrompt> {
         let number = self.prompt_numbers.fetch_add(1, Ordering::Relaxed);
-        self.with(id, |session| {
+        let running = self.with(id, |session| {
             let cancelled = CancellationToken::new();
             session.running_prompts.insert(number, cancelled.clone());
             RunningPrompt { number, cancelled }
-        })
+        });
+        if running.is_some() {
+            let mut last = match self.last_prompted.lock() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            *last = Some(id.to_owned());
+        }
+        running
+    }
+
+    /// The session of the latest prompt of this process, if any.
+    pub fn last_prompted(&self) -> Option<String> {
+        match self.last_prompted.lock() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
     }
 
     /// Unregisters a prompt and records its turn in the history.
