@@ -8,6 +8,7 @@
 //! seconds instead of letting every scenario wait for its bound.
 
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use dsh_sim::runner::{RunnerOptions, Verdict, run_file};
@@ -49,18 +50,34 @@ fn main() {
             let path = Path::new("../scenarios").join(relative);
             // A scenario that cannot hold on this system is ignored (not run, never a
             // pass), its reason said once here.
-            let not_here = dsh_sim::scenario::load(&file)
-                .ok()
+            let scenario = dsh_sim::scenario::load(&file).ok();
+            let not_here = scenario
+                .as_ref()
                 .and_then(|scenario| dsh_sim::scenario::not_run_here(scenario.platforms.as_ref()));
             if let Some(reason) = &not_here {
                 eprintln!("{name}: {reason}");
             }
-            Trial::test(name, move || run_trial(&path, &options))
-                .with_ignored_flag(not_here.is_some())
+            let alone = scenario.is_some_and(|s| s.expect.chaos.is_some());
+            Trial::test(name, move || {
+                // The chaos invariants judge the whole process (its adapter tasks, panics
+                // and log lines): such a scenario runs with no other beside it, whatever
+                // `--test-threads` says; the others share the process.
+                if alone {
+                    let _alone = SHARED.write().unwrap_or_else(|e| e.into_inner());
+                    run_trial(&path, &options)
+                } else {
+                    let _shared = SHARED.read().unwrap_or_else(|e| e.into_inner());
+                    run_trial(&path, &options)
+                }
+            })
+            .with_ignored_flag(not_here.is_some())
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
+
+/// Scenarios share the process (read) unless their judges watch all of it (write).
+static SHARED: RwLock<()> = RwLock::new(());
 
 /// Set once a scenario failed (only read with `DSH_SIM_FAIL_FAST`).
 static ONE_FAILED: AtomicBool = AtomicBool::new(false);
