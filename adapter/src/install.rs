@@ -121,18 +121,21 @@ impl Installer {
     }
 
     /// The archive digest in force: the `sha256` override, else the built-in pin (B03).
-    /// Only an install made from an archive of this digest is reused.
-    fn in_force(&self) -> DigestInForce {
-        match &self.options.sha256_override {
+    /// A download is checked against it, and only an install made from an archive of this
+    /// digest is reused.
+    fn in_force(&self) -> Result<DigestInForce, InstallError> {
+        Ok(match &self.options.sha256_override {
             Some(digest) => DigestInForce {
-                digest: platform::parse_digest(digest).ok(),
+                digest: Some(platform::parse_digest(digest)?),
                 source: "the --sha256 override",
+                recorded_as: "override",
             },
             None => DigestInForce {
                 digest: pinned_digest(self.platform).map(str::to_owned),
                 source: "the built-in 1.3.0 pin",
+                recorded_as: "pinned",
             },
-        }
+        })
     }
 
     /// The cache folder.
@@ -193,7 +196,7 @@ impl Installer {
         let in_force = self.in_force();
         let differences = blocking(move || {
             Ok::<_, InstallError>(
-                match inspect_at(&layout, platform, &in_force, Depth::Full) {
+                match inspect_at(&layout, platform, &in_force?, Depth::Full) {
                     Ok(_) => Vec::new(),
                     Err(found) => found,
                 },
@@ -219,7 +222,7 @@ impl Installer {
     async fn inspect(&self, depth: Depth) -> Result<InstalledServer, String> {
         let layout = self.layout.clone();
         let platform = self.platform;
-        let in_force = self.in_force();
+        let in_force = self.in_force().map_err(|error| error.to_string())?;
         let check = move || inspect_at(&layout, platform, &in_force, depth);
         match tokio::task::spawn_blocking(check).await {
             Ok(result) => result.map_err(|found| found.join("; ")),
@@ -337,20 +340,11 @@ impl Installer {
         {
             return Err(mismatch(expected, "the registry's sha256"));
         }
-        match &self.options.sha256_override {
-            Some(expected) => {
-                let expected = platform::parse_digest(expected)?;
-                if expected == actual {
-                    Ok("override")
-                } else {
-                    Err(mismatch(&expected, "the --sha256 override"))
-                }
-            }
-            None => match pinned_digest(self.platform) {
-                Some(pin) if pin == actual => Ok("pinned"),
-                Some(pin) => Err(mismatch(pin, "the built-in 1.3.0 pin")),
-                None => Err(mismatch("(none)", "the built-in 1.3.0 pin")),
-            },
+        let in_force = self.in_force()?;
+        match in_force.digest {
+            Some(expected) if expected == actual => Ok(in_force.recorded_as),
+            Some(expected) => Err(mismatch(&expected, in_force.source)),
+            None => Err(mismatch("(none)", in_force.source)),
         }
     }
 }
@@ -365,12 +359,14 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// The archive digest an install must come from to be reused, and where it comes from.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct DigestInForce {
     /// Lowercase hex; `None` when this platform has no pin (nothing can be reused).
     digest: Option<String>,
     /// What an error names: the override or the built-in pin.
     source: &'static str,
+    /// What the receipt records an install was checked against (`override`, `pinned`).
+    recorded_as: &'static str,
 }
 
 /// The check itself: leftovers, receipt (its archive digest the one in force), files,
