@@ -95,7 +95,7 @@ impl Provisioning {
         let server =
             RegistryServer::start(archive.bytes.clone(), script.serve, make_registry).await?;
         let sha256_override = match script.pin {
-            PinKind::Archive => Some(digest),
+            PinKind::Archive => Some(digest.clone()),
             PinKind::Builtin => None,
             PinKind::Wrong => Some("f".repeat(64)),
         };
@@ -143,7 +143,9 @@ impl Provisioning {
             workspace: paths.workspace.to_path_buf(),
             failures: Vec::new(),
         };
-        provisioning.starting_state(script, paths.program).await?;
+        provisioning
+            .starting_state(script, paths.program, digest)
+            .await?;
         if let Some(InstallFault::DropConnection { at_byte }) = script.fault {
             // Every try of the chat's first install: the first and each retry.
             let tries = usize::try_from(provisioning.options.retries).unwrap_or(0) + 1;
@@ -157,12 +159,13 @@ impl Provisioning {
         &mut self,
         script: &InstallScript,
         program: &Path,
+        archive_digest: String,
     ) -> Result<(), String> {
         // The good install is made under the served archive's own digest, whatever pin
         // the chat's installer is told.
         let quiet = InstallOptions {
             progress: None,
-            sha256_override: Some(hex::encode(Sha256::digest(&self.archive.bytes))),
+            sha256_override: Some(archive_digest),
             ..self.options.clone()
         };
         let damage = install_fault::damage_before(script.fault, &script.cache);
