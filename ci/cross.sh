@@ -235,7 +235,8 @@ wine_node() {
 }
 
 # .ci/run's share: the two legs most users run on (Windows, macOS arm64) checked, the
-# scenarios run as Windows processes, and the plugin's Node tests on a Windows Node. The rest is nightly's (README "Platforms").
+# scenarios run as Windows processes, and the plugin's Node tests on a Windows Node. The
+# rest is nightly's (README "Platforms").
 ci_leg() {
   clippy_targets "$WINDOWS" "$DARWIN_ARM"
   wine_scenarios

@@ -49,12 +49,14 @@ function toolCallAnswers(dir) {
   return answers;
 }
 
+/** Whether the chat's one hold ran (one driver process runs one chat). */
+let held = false;
+
 /**
  * A tool's `hold_until_fake_answers` (dsh-sim's `FaultPlan::hold_for_answers`): the chat's
  * first held execution waits until the fake journaled `answers` `tools/call` answers, or
- * `HOLD_BOUND_MS`; later executions go on at once (one driver process runs one chat).
+ * `HOLD_BOUND_MS`; later executions go on at once.
  */
-let held = false;
 async function holdForAnswers(env, answers, signal) {
   if (held) return;
   held = true;

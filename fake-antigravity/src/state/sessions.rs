@@ -79,12 +79,17 @@ pub struct SessionStore {
     last_prompted: Mutex<Option<String>>,
 }
 
+/// `mutex` locked, even if a panicking holder poisoned it (the data stays usable).
+fn unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 impl SessionStore {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
-        match self.sessions.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        unpoisoned(&self.sessions)
     }
 
     /// Adds (or replaces) a session.
@@ -120,21 +125,14 @@ impl SessionStore {
             RunningPrompt { number, cancelled }
         });
         if running.is_some() {
-            let mut last = match self.last_prompted.lock() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            *last = Some(id.to_owned());
+            *unpoisoned(&self.last_prompted) = Some(id.to_owned());
         }
         running
     }
 
     /// The session of the latest prompt of this process, if any.
     pub fn last_prompted(&self) -> Option<String> {
-        match self.last_prompted.lock() {
-            Ok(guard) => guard.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        unpoisoned(&self.last_prompted).clone()
     }
 
     /// Unregisters a prompt and records its turn in the history.
