@@ -410,6 +410,14 @@ async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestR
     Ok(())
 }
 
+/// Asserts that `ensure` refused the archive as not matching `pin`.
+fn refused_by(ensured: Result<InstallReport, InstallError>, pin: &str) {
+    assert!(
+        matches!(&ensured, Err(InstallError::DigestMismatch { source_of_pin, .. }) if *source_of_pin == pin),
+        "expected a digest mismatch against {pin}: {ensured:?}"
+    );
+}
+
 /// B03: an install is reused only under the digest it was checked against. Made under an
 /// override, it is not reused once the override is gone (the launch downloads again and the
 /// archive fails the built-in pin), nor under another override; `verify` names the digest.
@@ -432,34 +440,14 @@ async fn an_install_is_reused_only_under_the_digest_in_force() -> TestResult {
         "{:?}",
         report.differences
     );
-    let refused = pinned.ensure().await;
-    assert!(
-        matches!(
-            refused,
-            Err(InstallError::DigestMismatch {
-                source_of_pin: "the built-in 1.3.0 pin",
-                ..
-            })
-        ),
-        "{refused:?}"
-    );
+    refused_by(pinned.ensure().await, "the built-in 1.3.0 pin");
     assert_eq!(
         installed.host.hits.load(Ordering::SeqCst),
         2,
         "no download: the install was reused"
     );
     let other = Installer::new(with(Some("f".repeat(64))))?;
-    let refused = other.ensure().await;
-    assert!(
-        matches!(
-            refused,
-            Err(InstallError::DigestMismatch {
-                source_of_pin: "the --sha256 override",
-                ..
-            })
-        ),
-        "{refused:?}"
-    );
+    refused_by(other.ensure().await, "the --sha256 override");
     assert_eq!(installed.host.hits.load(Ordering::SeqCst), 3);
     // The install in place is still the first one's, and its own override reuses it.
     assert_eq!(
