@@ -195,19 +195,27 @@ fn any_acp_server_command_runs_the_scenarios_unchanged() {
     );
 }
 
+/// A fixture of `tests/fixtures/server_scripts/` and the `--server` command that runs the
+/// fake on it (`dsh-sim fake-server --script FILE`).
+fn scripted_fake_server(fixture: &str) -> (std::path::PathBuf, String) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/server_scripts")
+        .join(fixture);
+    let server = format!(
+        "{} fake-server --script {}",
+        env!("CARGO_BIN_EXE_dsh-sim"),
+        script.display()
+    );
+    (script, server)
+}
+
 /// Under `--server`, the process the journal names is the relay's child: the adapter's
 /// group kill ends it with the relay, and its zombie waits for PID 1 to reap it. A server
 /// that ignores SIGTERM and stdin EOF, torn down after `ACP_NATIVE_TOOL_REJECTED`, must be
 /// judged gone (as gemini-cli 0.61 was not: "its last turn did not end cleanly").
 #[test]
 fn a_stubborn_command_server_torn_down_after_a_rejected_tool_is_no_leak() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/server_scripts/stubborn_native.yaml");
-    let server = format!(
-        "{} fake-server --script {}",
-        env!("CARGO_BIN_EXE_dsh-sim"),
-        script.display()
-    );
+    let (script, server) = scripted_fake_server("stubborn_native.yaml");
     let artifacts = tempfile::tempdir().unwrap();
     cargo_bin_cmd!("dsh-sim")
         .args(["run", "--server", &server, "--allow-read"])
@@ -226,13 +234,7 @@ fn a_stubborn_command_server_torn_down_after_a_rejected_tool_is_no_leak() {
 /// chat did not finish within" its whole bound).
 #[test]
 fn a_server_command_that_exits_at_initialize_fails_disconnected_not_as_a_hang() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/server_scripts/exits_at_initialize.yaml");
-    let server = format!(
-        "{} fake-server --script {}",
-        env!("CARGO_BIN_EXE_dsh-sim"),
-        script.display()
-    );
+    let (_script, server) = scripted_fake_server("exits_at_initialize.yaml");
     let artifacts = tempfile::tempdir().unwrap();
     let output = cargo_bin_cmd!("dsh-sim")
         .args(["run", "--server", &server, "--artifacts"])
