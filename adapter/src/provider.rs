@@ -27,8 +27,8 @@ use crate::error::AdapterError;
 use crate::pool::ProcessPool;
 use crate::server::ServerLauncher;
 use crate::turn::{
-    Claim, ContextWindows, Continuation, ExchangeRegistry, NoToolLane, SegmentHistory, TurnSpec,
-    WindowReport, build_prompt, fingerprint, run_turn,
+    Claim, ContextWindows, Continuation, ExchangeRegistry, LanePlace, NoToolLane, SegmentHistory,
+    TurnSpec, WindowReport, build_prompt, fingerprint, run_turn,
 };
 
 /// The codes DSH's retry plugin may retry for this provider: only a failure whose
@@ -155,7 +155,8 @@ impl AntigravityProvider {
                     .map_err(|_| AdapterError::Busy(self.config.max_active_turns))?;
                 (Some(permit), None)
             }
-            None => (None, Some(self.lane.clone())),
+            // The request's place in the lane is taken now, in the order DSH made it.
+            None => (None, Some(LanePlace::take(&self.lane))),
         };
         let spec = TurnSpec {
             config: self.config.clone(),

@@ -10,6 +10,7 @@ mod driver;
 mod ends;
 mod event_queue;
 mod exchange;
+mod lane;
 mod prompt;
 mod resources;
 mod windows;
@@ -19,11 +20,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{ContentBlock, PromptRequest, StopReason};
-use tokio::sync::{Mutex, OwnedSemaphorePermit, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use exchange::{Claim, Continuation, ExchangeRegistry, SegmentHistory, fingerprint};
+pub(crate) use lane::{LanePlace, NoToolLane};
 pub(crate) use prompt::build_prompt;
 pub(crate) use windows::{ContextWindows, WindowReport};
 
@@ -40,10 +42,6 @@ use resources::{Home, TurnResources};
 
 /// How many server events may wait for the turn before the server is held back.
 const EVENT_CAPACITY: usize = 256;
-
-/// The lane requests without tools take one at a time (C42): holding its lock is the
-/// turn; the slot is the provider's persistent client process.
-pub(crate) type NoToolLane = Arc<Mutex<Option<PooledProcess>>>;
 
 /// Everything a fresh turn needs.
 #[derive(Debug)]
@@ -67,8 +65,8 @@ pub(crate) struct TurnSpec {
     pub(crate) id: u64,
     /// A tool turn's active-turn slot (C41); requests without tools take none.
     pub(crate) permit: Option<OwnedSemaphorePermit>,
-    /// Requests without tools: the serialized lane they wait for (C42).
-    pub(crate) lane: Option<NoToolLane>,
+    /// Requests without tools: their place in the serialized lane (C42).
+    pub(crate) lane: Option<LanePlace>,
     /// Where the context window the server reports is kept.
     pub(crate) window: WindowReport,
     /// DSH's `maxTokens` for the first generation (`None`: no cap).
@@ -82,7 +80,7 @@ pub(crate) async fn run_turn(spec: TurnSpec) {
 
 /// Runs a turn whose server, when no idle process can serve it, `launch` starts (in a
 /// fresh private scratch root).
-pub(crate) async fn run_turn_with<L>(spec: TurnSpec, launch: L)
+pub(crate) async fn run_turn_with<L>(mut spec: TurnSpec, launch: L)
 where
     L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
 {
@@ -96,11 +94,8 @@ where
         abort: spec.abort.clone(),
     };
     // A request without tools waits for the ones before it (C42).
-    let lane = match &spec.lane {
-        Some(lane) => match ends
-            .or_end(Some(&spec.sink), lane.clone().lock_owned())
-            .await
-        {
+    let lane = match spec.lane.take() {
+        Some(place) => match ends.or_end(Some(&spec.sink), place.reached()).await {
             Ok(guard) => Ok(Some(guard)),
             Err(outcome) => Err(outcome),
         },

@@ -112,7 +112,7 @@ fn start_turn_in(
     });
     let pool = ProcessPool::new(&config, CancellationToken::new());
     let (mut spec, stream) = spec_for(&config, &pool, &request)?;
-    spec.lane = lane;
+    spec.lane = lane.as_ref().map(LanePlace::take);
     let registry = spec.registry.clone();
     Ok(Running {
         turn: AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, launch))),
@@ -363,7 +363,7 @@ turns:
   - steps:
       - text: "hello"
 "#;
-    let lane: NoToolLane = Arc::new(Mutex::new(None));
+    let lane: NoToolLane = Arc::default();
     let mut first = start_turn_in(script, request("first", vec![]), Some(lane.clone()))?;
     first.read_to_terminal().await?;
     let (config, pool) = (first.config.clone(), first.pool.clone());
@@ -371,7 +371,7 @@ turns:
     assert!(lane.lock().await.is_some(), "the lane keeps its client");
     let next = |config: &Arc<AdapterConfig>| -> Result<_, Failure> {
         let (mut spec, stream) = spec_for(config, &pool, &request("next", vec![]))?;
-        spec.lane = Some(lane.clone());
+        spec.lane = Some(LanePlace::take(&lane));
         Ok((
             AbortOnDropHandle::new(tokio::spawn(run_turn_with(spec, no_launch))),
             stream,
