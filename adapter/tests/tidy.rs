@@ -209,3 +209,34 @@ fn nothing_is_downloaded_at_build_time_and_no_google_binary_is_shipped() {
         "binaries or archives in the repository: {shipped:?}"
     );
 }
+
+/// The largest file the repository may track. Profiles, captures, Node builds and addons
+/// are made again by scripts: one committed by mistake once made a whole submission too
+/// big to land.
+const MAX_TRACKED_BYTES: u64 = 1024 * 1024;
+
+/// No file git tracks is over [`MAX_TRACKED_BYTES`].
+#[test]
+fn no_tracked_file_is_over_a_mebibyte() {
+    let root = workspace_root();
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(&root)
+        .output()
+        .expect("git ls-files runs");
+    assert!(listed.status.success(), "git ls-files failed");
+    let too_big: Vec<String> = listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|name| !name.is_empty())
+        .filter_map(|name| {
+            let name = String::from_utf8_lossy(name).to_string();
+            let size = std::fs::metadata(root.join(&name)).ok()?.len();
+            (size > MAX_TRACKED_BYTES).then(|| format!("{name} ({size} bytes)"))
+        })
+        .collect();
+    assert!(
+        too_big.is_empty(),
+        "files over {MAX_TRACKED_BYTES} bytes are tracked: {too_big:?}"
+    );
+}
