@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::acp::{CatalogueModel, SignIn, catalogue, new_session};
+use crate::acp::{CatalogueModel, SignIn, catalogue};
 use crate::config::AdapterConfig;
 use crate::error::AdapterError;
 use crate::pool::{Holder, PoolKey, PooledProcess, ProcessPool, UnclaimedSession, spawn_server};
@@ -27,6 +27,7 @@ pub(crate) async fn discover(
     let mut holder = Holder::default();
     let work = async {
         let line = launcher.resolve().await?;
+        pool.sweep_before_first_launch().await;
         PooledProcess::launch(
             PoolKey { line },
             config.scratch_root.as_deref(),
@@ -38,17 +39,15 @@ pub(crate) async fn discover(
             return Err(AdapterError::ConnectionClosed("session/new"));
         };
         let cwd = server.session_dir()?;
-        server.sessions += 1;
         let sign_in = SignIn::new(config.sign_in_timeout, &server.key.line.env);
-        let session = new_session(
-            server.acp.cx(),
-            server.info,
-            cwd.path(),
-            Vec::new(),
-            &config.extra_disabled_tools,
-            sign_in,
-        )
-        .await;
+        let session = server
+            .open_session(
+                cwd.path(),
+                Vec::new(),
+                &config.extra_disabled_tools,
+                sign_in,
+            )
+            .await;
         match session {
             Ok(session) => Ok((session, cwd)),
             Err(error) => {

@@ -4,7 +4,9 @@
 //! clean end; the pool keeps at most `max_idle_processes`, each for
 //! `idle_process_timeout`, and disposes a process that expired, died while idle, reached
 //! `max_sessions_per_process`, or came back after the provider was disposed. The pool
-//! owns every disposal it starts and its expiry task, and awaits them on shutdown.
+//! owns every disposal it starts and its expiry task, and awaits them on shutdown. Before
+//! its first process starts, it sweeps what crashed DSH processes left in the scratch
+//! root (B08).
 
 mod process;
 
@@ -13,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OnceCell};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -22,7 +24,7 @@ pub(crate) use process::{Holder, PooledProcess, UnclaimedSession};
 
 use crate::config::AdapterConfig;
 use crate::error::AdapterError;
-use crate::server::{LaunchLine, ManagedProcess, ServerPipes};
+use crate::server::{LaunchLine, ManagedProcess, ServerPipes, sweep_conversations};
 
 /// What a process was spawned with: the whole launch line (program, arguments,
 /// environment, which includes the credentials home) and the installed build's digest.
@@ -76,6 +78,10 @@ pub(crate) struct ProcessPool {
     closing: CancellationToken,
     tasks: TaskTracker,
     expiry_started: AtomicBool,
+    /// Where its processes' scratch folders go (`None`: the system temp dir).
+    scratch_root: Option<std::path::PathBuf>,
+    /// Set once the scratch root was swept of crashed processes' leftovers (B08).
+    swept: OnceCell<()>,
 }
 
 impl ProcessPool {
@@ -92,7 +98,24 @@ impl ProcessPool {
             closing,
             tasks: TaskTracker::new(),
             expiry_started: AtomicBool::new(false),
+            scratch_root: config.scratch_root.clone(),
+            swept: OnceCell::new(),
         })
+    }
+
+    /// Before the provider's first process starts: removes the session files, scratch
+    /// folders and ledgers that DSH processes which are gone left in the scratch root
+    /// (B08). Never what a live process holds: see `server::conversations`.
+    pub(crate) async fn sweep_before_first_launch(&self) {
+        self.swept
+            .get_or_init(|| async {
+                let root = self.scratch_root.clone().unwrap_or_else(std::env::temp_dir);
+                let swept = tokio::task::spawn_blocking(move || sweep_conversations(&root));
+                if swept.await.is_err() {
+                    tracing::warn!("the sweep of crashed processes' sessions failed");
+                }
+            })
+            .await;
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Idle>> {

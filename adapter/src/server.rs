@@ -1,13 +1,22 @@
 //! The managed server: its subprocess (own process tree, piped stdio, bounded stderr),
 //! the private scratch directory it runs in, the allowlisted environment it gets, its
 //! confinement by the kernel (Landlock, B06), where its command comes from (an explicit
-//! command or the verified install), and what is known to stop it on this machine.
+//! command or the verified install), what is known to stop it on this machine, and the
+//! conversations it keeps on disk for the adapter's sessions (B08).
 
 #[allow(
     clippy::disallowed_types,
     reason = "it confines the server's Command (ManagedProcess's) before the spawn"
 )]
 pub mod confine;
+#[allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "B08: the server's own files for the sessions this adapter opened (removed once \
+              their process is done) and the ledger of those sessions beside the process's \
+              scratch folder; never a file the adapter did not derive from a recorded id"
+)]
+mod conversations;
 mod environment;
 #[allow(
     clippy::disallowed_methods,
@@ -32,6 +41,7 @@ mod source;
 
 pub use confine::Enforcement;
 pub use confine::allowlist::{READ_ONLY_DEVICES, READ_WRITE_DEVICES, RUNTIME_READ_PATHS};
+pub(crate) use conversations::{ConversationLedger, sweep as sweep_conversations};
 #[cfg(test)]
 pub(crate) use environment::env_of;
 pub use environment::{ALLOWED_PREFIXES, ALLOWED_VARIABLES, is_allowed};

@@ -29,7 +29,7 @@ pub(crate) use lane::{LanePlace, NoToolLane};
 pub(crate) use prompt::build_prompt;
 pub(crate) use windows::{ContextWindows, WindowReport};
 
-use crate::acp::{ServerEvent, SignIn, choose_model, new_session};
+use crate::acp::{ServerEvent, SignIn, choose_model};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{ChunkSender, FinishReason, LlmError, LlmErrorCode, StreamChunk};
@@ -235,6 +235,7 @@ where
                     Some(_) => Home::Lane,
                     None => Home::Pool,
                 };
+                spec.pool.sweep_before_first_launch().await;
                 // What starts is held in `resources` at every step, so however the start
                 // ends, the turn's teardown disposes it.
                 PooledProcess::launch(
@@ -325,17 +326,15 @@ async fn open(
             let dir = server.session_dir()?;
             let cwd = dir.path().to_path_buf();
             resources.session_dir = Some(dir);
-            server.sessions += 1;
             let sign_in = SignIn::new(spec.config.sign_in_timeout, &server.key.line.env);
-            new_session(
-                server.acp.cx(),
-                server.info,
-                &cwd,
-                mcp_servers,
-                &spec.config.extra_disabled_tools,
-                sign_in,
-            )
-            .await?
+            server
+                .open_session(
+                    &cwd,
+                    mcp_servers,
+                    &spec.config.extra_disabled_tools,
+                    sign_in,
+                )
+                .await?
         }
     };
     server.acp.route_session(&session.session_id.to_string());

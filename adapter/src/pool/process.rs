@@ -1,18 +1,19 @@
 //! `PooledProcess`: one managed server process that can serve several turns one after
 //! another: its ACP connection (initialized once), its private scratch root (each
 //! session gets a fresh, empty `cwd` inside it), how many sessions it has created, and
-//! the discovery session nobody has claimed yet.
+//! the discovery session nobody has claimed yet, and the ledger of the sessions it opened,
+//! whose files in the server's home go when the process does (B08).
 
 use std::path::Path;
 use std::time::Duration;
 
-use agent_client_protocol::v1::schema::NewSessionResponse;
+use agent_client_protocol::v1::schema::{McpServer, NewSessionResponse};
 
 use super::PoolKey;
 use super::ServerLink;
-use crate::acp::{AcpConnection, ServerInfo, initialize};
+use crate::acp::{AcpConnection, ServerInfo, SignIn, initialize, new_session};
 use crate::error::AdapterError;
-use crate::server::{LaunchLine, ManagedProcess, ScratchDir};
+use crate::server::{ConversationLedger, LaunchLine, ManagedProcess, ScratchDir};
 
 /// The still-empty session a discovery process opened (C24): no MCP endpoint, never
 /// prompted, with its own `cwd`.
@@ -25,7 +26,7 @@ pub(crate) struct UnclaimedSession {
 /// Whatever a launch started so far: a process still connecting, or a connected one.
 #[derive(Debug, Default)]
 pub(crate) struct Holder {
-    spawning: Option<(Option<ManagedProcess>, ScratchDir)>,
+    spawning: Option<Spawning>,
     /// The connected process (initialized once `launch` returned `Ok`).
     pub(crate) ready: Option<PooledProcess>,
 }
@@ -33,9 +34,17 @@ pub(crate) struct Holder {
 impl Holder {
     /// Ends whatever is held.
     pub(crate) async fn dispose(&mut self, grace: Duration) {
-        if let Some((process, root)) = self.spawning.take() {
+        if let Some(Spawning {
+            process,
+            root,
+            ledger,
+        }) = self.spawning.take()
+        {
             if let Some(process) = process {
                 process.shutdown(grace).await;
+            }
+            if let Some(ledger) = ledger {
+                ledger.remove_all(root.path());
             }
             root.remove();
         }
@@ -43,6 +52,14 @@ impl Holder {
             ready.dispose(grace).await;
         }
     }
+}
+
+/// A process being connected: what a launch started, in the order it is let go of.
+#[derive(Debug)]
+struct Spawning {
+    process: Option<ManagedProcess>,
+    root: ScratchDir,
+    ledger: Option<ConversationLedger>,
 }
 
 /// A live, initialized server process.
@@ -54,6 +71,8 @@ pub(crate) struct PooledProcess {
     pub(crate) acp: AcpConnection,
     pub(crate) info: ServerInfo,
     root: ScratchDir,
+    /// The sessions it opened, whose files go with it (B08).
+    ledger: Option<ConversationLedger>,
     /// How many sessions it created (C39).
     pub(crate) sessions: usize,
     /// The discovery session, while its claim holds (C45).
@@ -77,24 +96,41 @@ impl PooledProcess {
         L: FnOnce(&LaunchLine, &Path) -> Result<ServerLink, AdapterError>,
     {
         let root = ScratchDir::create(scratch)?;
+        let ledger = ConversationLedger::start(root.path(), &key.line.env);
         let connected = match launch(&key.line, root.path()) {
             Err(error) => {
+                if let Some(ledger) = ledger {
+                    ledger.remove_all(root.path());
+                }
                 root.remove();
                 return Err(error);
             }
             Ok(ServerLink::Process(launched)) => {
                 let (process, pipes) = *launched;
-                holder.spawning = Some((Some(process), root));
+                holder.spawning = Some(Spawning {
+                    process: Some(process),
+                    root,
+                    ledger,
+                });
                 AcpConnection::connect(pipes).await
             }
             #[cfg(test)]
             Ok(ServerLink::Streams(to_server, from_server)) => {
-                holder.spawning = Some((None, root));
+                holder.spawning = Some(Spawning {
+                    process: None,
+                    root,
+                    ledger,
+                });
                 AcpConnection::connect_streams(to_server, from_server).await
             }
         };
         let acp = connected?;
-        let Some((process, root)) = holder.spawning.take() else {
+        let Some(Spawning {
+            process,
+            root,
+            ledger,
+        }) = holder.spawning.take()
+        else {
             return Err(AdapterError::ConnectionClosed("initialize"));
         };
         let started = holder.ready.insert(Self {
@@ -106,6 +142,7 @@ impl PooledProcess {
                 closes_sessions: false,
             },
             root,
+            ledger,
             sessions: 0,
             unclaimed: None,
             idle_since: tokio::time::Instant::now(),
@@ -117,6 +154,35 @@ impl PooledProcess {
     /// A fresh, empty, private directory for one session's `cwd`.
     pub(crate) fn session_dir(&self) -> Result<ScratchDir, AdapterError> {
         ScratchDir::create(Some(self.root.path()))
+    }
+
+    /// Opens a session in `cwd` (see [`new_session`]), counted against the process's
+    /// budget (C39) and recorded in its ledger, so its files go with the process (B08).
+    pub(crate) async fn open_session(
+        &mut self,
+        cwd: &Path,
+        mcp_servers: Vec<McpServer>,
+        extra_disabled_tools: &[String],
+        sign_in: SignIn,
+    ) -> Result<NewSessionResponse, AdapterError> {
+        self.sessions += 1;
+        if let Some(ledger) = self.ledger.as_mut() {
+            ledger.opening();
+        }
+        let opened = new_session(
+            self.acp.cx(),
+            self.info,
+            cwd,
+            mcp_servers,
+            extra_disabled_tools,
+            sign_in,
+        )
+        .await;
+        if let Some(ledger) = self.ledger.as_mut() {
+            let id = opened.as_ref().ok().map(|s| s.session_id.to_string());
+            ledger.opened(id.as_deref());
+        }
+        opened
     }
 
     /// How the kernel confines the server (`None`: not a subprocess).
@@ -141,12 +207,17 @@ impl PooledProcess {
     }
 
     /// Ends it: closes the connection (its stdin), ends the process group, removes the
-    /// scratch root and every session directory in it.
+    /// files the server kept for its sessions (B08: only now, with the server gone, so its
+    /// open SQLite files are never pulled from under it), then the scratch root and every
+    /// session directory in it.
     pub(crate) async fn dispose(mut self, grace: Duration) {
         self.void_claim();
         self.acp.close(grace).await;
         if let Some(process) = self.process.take() {
             process.shutdown(grace).await;
+        }
+        if let Some(ledger) = self.ledger.take() {
+            ledger.remove_all(self.root.path());
         }
         self.root.remove();
     }

@@ -1,0 +1,212 @@
+//! Tests of the session ledger, the removal of a session's files and the sweep.
+
+use super::*;
+
+/// The five things 1.3.0 keeps for `id` in `home`, as the fake writes them.
+fn plant_session(home: &Path, id: &str, cwd: &Path) -> crate::TestResult {
+    let dir = home.join(SERVER_DIR);
+    std::fs::create_dir_all(dir.join("conversations"))?;
+    std::fs::create_dir_all(dir.join("brain").join(id))?;
+    std::fs::write(dir.join("brain").join(id).join("task.md"), b"plan")?;
+    for ending in [".db", ".db-wal", ".db-shm"] {
+        std::fs::write(
+            dir.join("conversations").join(format!("{id}{ending}")),
+            b"x",
+        )?;
+    }
+    let meta = serde_json::json!({ "cwd": cwd }).to_string();
+    std::fs::write(dir.join("conversations").join(format!("{id}.meta")), meta)?;
+    Ok(())
+}
+
+fn left(home: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for sub in ["conversations", "brain"] {
+        if let Ok(entries) = std::fs::read_dir(home.join(SERVER_DIR).join(sub)) {
+            names.extend(
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned()),
+            );
+        }
+    }
+    names.sort();
+    names
+}
+
+fn env_for(home: &Path) -> Vec<(OsString, OsString)> {
+    vec![("GEMINI_HOME".into(), home.as_os_str().to_owned())]
+}
+
+#[test]
+fn a_disposed_process_leaves_none_of_its_sessions_and_nothing_else_is_touched() -> crate::TestResult
+{
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch = root.path().join("antigravity-acp-abc123");
+    std::fs::create_dir(&scratch)?;
+    let elsewhere = root.path().join("other-client");
+    plant_session(&home, "other", &elsewhere)?;
+    std::fs::write(home.join(SERVER_DIR).join("acp_token.json"), b"token")?;
+    let mut ledger =
+        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    for id in ["s1", "s2"] {
+        ledger.opening();
+        plant_session(&home, id, &scratch.join(id))?;
+        ledger.opened(Some(id));
+    }
+    let ledger_file = ledger_path(&scratch).ok_or("no ledger path")?;
+    assert!(
+        ledger_file.is_file(),
+        "the ledger is beside the scratch folder"
+    );
+    ledger.remove_all(&scratch);
+    assert_eq!(
+        left(&home),
+        [
+            "other",
+            "other.db",
+            "other.db-shm",
+            "other.db-wal",
+            "other.meta"
+        ]
+    );
+    assert_eq!(
+        std::fs::read(home.join(SERVER_DIR).join("acp_token.json"))?,
+        b"token"
+    );
+    assert!(!ledger_file.exists(), "the ledger outlived its process");
+    Ok(())
+}
+
+#[test]
+fn an_unanswered_session_is_found_by_its_cwd() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch = root.path().join("antigravity-acp-unanswered");
+    std::fs::create_dir(&scratch)?;
+    plant_session(&home, "other", &root.path().join("antigravity-acp-another"))?;
+    let mut ledger =
+        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    ledger.opening();
+    plant_session(&home, "lost", &scratch.join("cwd"))?;
+    ledger.remove_all(&scratch);
+    assert_eq!(
+        left(&home),
+        [
+            "other",
+            "other.db",
+            "other.db-shm",
+            "other.db-wal",
+            "other.meta"
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn ids_that_are_not_plain_names_name_no_file() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch = root.path().join("antigravity-acp-ids");
+    std::fs::create_dir(&scratch)?;
+    plant_session(&home, "kept", &root.path().join("elsewhere"))?;
+    let mut ledger =
+        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    for id in ["../kept", "", "kept/../kept", "a b", &"x".repeat(129)] {
+        ledger.opened(Some(id));
+    }
+    assert!(ledger.sessions.is_empty(), "{:?}", ledger.sessions);
+    ledger.remove_all(&scratch);
+    assert_eq!(
+        left(&home),
+        ["kept", "kept.db", "kept.db-shm", "kept.db-wal", "kept.meta"]
+    );
+    Ok(())
+}
+
+/// The sweep removes a dead owner's sessions, scratch folder and ledger, and leaves a
+/// live owner's (its ledger locked) as they are.
+#[test]
+fn the_sweep_takes_only_what_dead_owners_left() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch_root = root.path().join("scratch");
+    let dead = scratch_root.join("antigravity-acp-dead01");
+    let live = scratch_root.join("antigravity-acp-live01");
+    std::fs::create_dir_all(&dead)?;
+    std::fs::create_dir_all(&live)?;
+    let mut live_ledger =
+        ConversationLedger::start(&live, &env_for(&home)).ok_or("no live ledger")?;
+    plant_session(&home, "live-session", &live.join("cwd"))?;
+    live_ledger.opened(Some("live-session"));
+    {
+        let dead_ledger =
+            ConversationLedger::start(&dead, &env_for(&home)).ok_or("no dead ledger")?;
+        let mut dead_ledger = dead_ledger;
+        plant_session(&home, "dead-session", &dead.join("cwd"))?;
+        dead_ledger.opened(Some("dead-session"));
+        // A crash: the handle (and its lock) goes, the files stay.
+        drop(dead_ledger);
+    }
+    sweep(&scratch_root);
+    assert_eq!(
+        left(&home),
+        [
+            "live-session",
+            "live-session.db",
+            "live-session.db-shm",
+            "live-session.db-wal",
+            "live-session.meta"
+        ]
+    );
+    assert!(!dead.exists(), "the dead owner's scratch folder was left");
+    assert!(
+        !ledger_path(&dead).ok_or("path")?.exists(),
+        "the dead ledger was left"
+    );
+    assert!(live.is_dir(), "the live owner's scratch folder was swept");
+    assert!(
+        ledger_path(&live).ok_or("path")?.exists(),
+        "the live ledger was swept"
+    );
+    live_ledger.remove_all(&live);
+    Ok(())
+}
+
+#[test]
+fn a_ledger_without_a_complete_home_line_is_left() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let ledger = root.path().join("antigravity-acp-new.sessions");
+    std::fs::write(&ledger, b"home /somewhere")?;
+    sweep(root.path());
+    assert!(ledger.exists());
+    assert_eq!(parse_ledger("home relative\n"), None);
+    Ok(())
+}
+
+#[test]
+fn the_home_is_gemini_home_else_dot_gemini() {
+    let env = |pairs: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect()
+    };
+    let root = if cfg!(windows) { "C:\\" } else { "/" };
+    let g = format!("{root}g");
+    let h = format!("{root}h");
+    assert_eq!(
+        server_home(&env(&[("GEMINI_HOME", &g), ("HOME", &h)])),
+        Some(PathBuf::from(&g))
+    );
+    assert_eq!(
+        server_home(&env(&[("GEMINI_HOME", ""), ("HOME", &h)])),
+        Some(Path::new(&h).join(".gemini"))
+    );
+    assert_eq!(
+        server_home(&env(&[("USERPROFILE", &h)])),
+        Some(Path::new(&h).join(".gemini"))
+    );
+    assert_eq!(server_home(&env(&[])), None);
+}
