@@ -126,6 +126,24 @@ pub enum JournalEntry {
         /// The step's index in the turn.
         step: usize,
     },
+    /// A slash command the fake found in a prompt and ran (`prompt.slash_commands`; one
+    /// entry per command per prompt, before the command's effects are journaled).
+    SlashCommand {
+        /// The session whose prompt held it.
+        session_id: String,
+        /// Its name, lower case, without the `/`: `logout` or `plan`.
+        command: String,
+    },
+    /// The fake wrote `$GEMINI_HOME/antigravity-acp/settings.json` (only ever with
+    /// `$GEMINI_HOME` set): a successful `authenticate` set `auth.type`, or `logout` /
+    /// `/logout` removed it.
+    SettingsWritten {
+        /// The `auth.type` now in the file: the method id, or null when it was removed.
+        auth_type: Option<String>,
+        /// What wrote it: `authenticate`, `logout` (the ACP method) or `/logout` (the
+        /// slash command in a prompt).
+        by: String,
+    },
     /// A prompt that no scripted turn matches.
     UnmatchedPrompt {
         /// The prompt's text.

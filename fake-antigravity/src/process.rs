@@ -207,6 +207,7 @@ async fn run(
     let serve_options = ServeOptions {
         script,
         gemini_home,
+        writes_home: from_env,
         journal,
         log,
     };

@@ -6,6 +6,7 @@ pub mod file;
 pub mod latency;
 pub mod mcp_faults;
 pub mod mcp_version_header;
+pub mod prompt;
 pub mod session_close;
 pub mod turn_usage;
 
@@ -55,6 +56,10 @@ pub struct Script {
     /// How the fake answers `session/new`.
     #[serde(default)]
     pub session_new: SessionNewScript,
+    /// How the fake reads a `session/prompt` before its turn: the slash commands it
+    /// intercepts (default none).
+    #[serde(default)]
+    pub prompt: prompt::PromptScript,
     /// What the fake does with the `_meta.agy.disabledTools` a session was opened with
     /// (docs/antigravity-1.3.0.md §21; default `honour`, as 1.3.0).
     #[serde(default)]
@@ -103,7 +108,7 @@ pub enum DisabledToolsScript {
 }
 
 /// The `session/new` answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionNewScript {
     /// Answer every `session/new` with this JSON-RPC error code (message "Internal
@@ -119,6 +124,30 @@ pub struct SessionNewScript {
     /// (C33). Default: none.
     #[serde(default)]
     pub late_permission: Option<String>,
+    /// Keep each session's conversation on disk, as 1.3.0 does (docs/antigravity-1.3.0.md
+    /// §2; B08): once a `session/new`'s params and sign-in pass, before the answer, write
+    /// under `$GEMINI_HOME/antigravity-acp/` the files `conversations/<id>.db`, `.db-wal`,
+    /// `.db-shm`, `conversations/<id>.meta` (`{"cwd":"<the session cwd>"}`) and the folder
+    /// `brain/<id>/` (holding `task.md`); every `session/prompt` then appends its text
+    /// blocks to `<id>.db-wal`. Only when `$GEMINI_HOME` is set (never in a real
+    /// `~/.gemini`); a write that fails (a read-only home) is logged on stderr and the
+    /// session goes on. Default true; `false` writes nothing.
+    #[serde(default = "yes")]
+    pub conversation_files: bool,
+}
+
+impl Default for SessionNewScript {
+    fn default() -> Self {
+        Self {
+            error_code: None,
+            late_permission: None,
+            conversation_files: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The `initialize` answer.

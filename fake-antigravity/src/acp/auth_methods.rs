@@ -3,6 +3,11 @@
 //! valid method: at once, or through the browser flow when `sign_in.flow` is `browser`
 //! (see [`crate::acp::browser_sign_in`]); `refused` fails every `authenticate` with
 //! "Onboarding failed".
+//!
+//! With `$GEMINI_HOME` set, a successful sign-in also writes `auth.type` = the method id
+//! into `settings.json`, and signing out ([`sign_out`], shared by `logout` and the
+//! `/logout` slash command) deletes the token and removes `auth.type`, as 1.3.0 does; each
+//! write of `settings.json` is journaled (`settings_written`).
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -10,6 +15,7 @@ use serde_json::{Value, json};
 use crate::acp::catalogue::AUTH_METHOD_IDS;
 use crate::acp::params::ParamReader;
 use crate::acp::rpc_errors::{ParamProblem, invalid_params_message, onboarding_failed};
+use crate::journal::JournalEntry;
 use crate::script::{AuthScript, SignInFlow};
 use crate::state::fake_agent::FakeAgent;
 
@@ -40,7 +46,8 @@ pub async fn authenticate_fully(agent: &FakeAgent, params: &Value) -> Result<Val
                 stdout,
             )
             .await?;
-            agent.set_signed_in(true);
+            let method = params.get("methodId").and_then(Value::as_str);
+            signed_in_with(agent, method.unwrap_or_default());
             Ok(json!({}))
         }
     }
@@ -114,12 +121,54 @@ fn authenticate_now(agent: &FakeAgent, params: &Value) -> Result<Option<Value>, 
             "fake-antigravity: the scripted sign-in flow completes at once",
         );
     }
-    agent.set_signed_in(true);
+    signed_in_with(agent, method);
     Ok(Some(json!({})))
 }
 
-/// `logout {}`: clears the (pretend) stored credentials.
+/// A sign-in with `method` succeeded: sessions may open, and the home's `settings.json`
+/// says so (journaled), as 1.3.0 writes it.
+fn signed_in_with(agent: &FakeAgent, method: &str) {
+    agent.set_signed_in(true);
+    let Some(stored) = agent.stored_credentials() else {
+        return;
+    };
+    match stored.write_auth_type(method) {
+        Ok(()) => agent.record(JournalEntry::SettingsWritten {
+            auth_type: Some(method.to_owned()),
+            by: "authenticate".to_owned(),
+        }),
+        Err(error) => agent.log.warning(
+            "settings.py:310",
+            &format!("could not record the sign-in method: {error}"),
+        ),
+    }
+}
+
+/// `logout {}`: signs out, clearing the stored credentials.
 pub fn logout(agent: &FakeAgent) -> Value {
-    agent.set_signed_in(false);
+    sign_out(agent, "logout");
     json!({})
+}
+
+/// Signs out as `logout` does; `by` names what asked (`logout`, `/logout`) in the
+/// journal. With a writable home the token is deleted and `auth.type` removed from
+/// `settings.json` (journaled when the file was written); a failure is logged, not
+/// answered.
+pub fn sign_out(agent: &FakeAgent, by: &str) {
+    agent.set_signed_in(false);
+    let Some(stored) = agent.stored_credentials() else {
+        return;
+    };
+    match stored.clear() {
+        Ok(true) => agent.record(JournalEntry::SettingsWritten {
+            auth_type: None,
+            by: by.to_owned(),
+        }),
+        Ok(false) => {}
+        Err(error) => agent.log.warning(
+            "credential_manager.py:620",
+            &format!("could not clear the stored credentials: {error}"),
+        ),
+    }
+    agent.log.info("credential_manager.py:625", "Logged out");
 }

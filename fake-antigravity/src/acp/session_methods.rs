@@ -3,7 +3,8 @@
 //! `session/list`, `session/close`. Params are validated first (-32602), then the sign-in
 //! state (-32000). Each of new, load and resume takes the built-in tools the client
 //! disabled (`_meta.agy.disabledTools`, §21). Sessions live in this process only: load
-//! and resume know the sessions this process opened.
+//! and resume know the sessions this process opened. A new session's conversation files
+//! are written (`session_new.conversation_files`, §2) before it is answered.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -94,8 +95,10 @@ pub fn new_session(agent: &FakeAgent, params: &Value) -> Result<Opened, Error> {
             disabled.join(", ")
         ),
     );
+    let cwd = cwd.unwrap_or_default();
+    write_conversation_files(agent, &session_id, cwd);
     let pool = mcp_pool(agent, &servers);
-    let mut session = Session::new(cwd.unwrap_or_default().to_string(), servers, pool, config);
+    let mut session = Session::new(cwd.to_string(), servers, pool, config);
     session.disabled_tools = disabled;
     agent.sessions.insert(session_id.clone(), session);
     Ok(Opened {
@@ -103,6 +106,20 @@ pub fn new_session(agent: &FakeAgent, params: &Value) -> Result<Opened, Error> {
         replay: Vec::new(),
         body: Value::Object(body),
     })
+}
+
+/// Writes a new session's conversation files, when they are kept; a failure (a read-only
+/// home, as a confined server's may be) is logged and the session opens all the same.
+fn write_conversation_files(agent: &FakeAgent, session_id: &str, cwd: &str) {
+    let Some(files) = agent.conversation_files() else {
+        return;
+    };
+    if let Err(error) = files.create(session_id, cwd) {
+        agent.log.warning(
+            "conversation_store.py:88",
+            &format!("could not write the conversation files of session {session_id}: {error}"),
+        );
+    }
 }
 
 /// `session/load {sessionId, cwd, mcpServers}` (`replay = true`) and

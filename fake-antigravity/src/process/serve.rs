@@ -25,6 +25,10 @@ pub struct ServeOptions {
     pub script: Script,
     /// `$GEMINI_HOME`, named in auth and not-found errors.
     pub gemini_home: PathBuf,
+    /// Whether the fake may write into `gemini_home` as the real server does (each
+    /// session's conversation files, `settings.json`, the token's removal): only when it
+    /// came from `$GEMINI_HOME`, never a developer's real `~/.gemini`.
+    pub writes_home: bool,
     /// Where ACP and MCP traffic is journaled, if anywhere.
     pub journal: Option<Arc<JournalWriter>>,
     /// stderr diagnostics.
@@ -32,11 +36,14 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
-    /// Options for `script`: `GEMINI_HOME` from the environment, no journal, no debug.
+    /// Options for `script`: `GEMINI_HOME` from the environment (written into only when
+    /// set), no journal, no debug.
     pub fn new(script: Script) -> Self {
+        let (gemini_home, writes_home) = resolve_gemini_home();
         Self {
             script,
-            gemini_home: resolve_gemini_home().0,
+            gemini_home,
+            writes_home,
             journal: None,
             log: Glog::default(),
         }
@@ -91,6 +98,9 @@ where
         options.log,
     );
     agent.stdout_lines = stdout_lines;
+    if options.writes_home {
+        agent.writable_home = Some(agent.gemini_home.clone());
+    }
     let agent = Arc::new(agent);
     serve_connection(agent, transport).await?;
     Ok(())

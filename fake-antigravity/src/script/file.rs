@@ -237,6 +237,26 @@ mod tests {
     }
 
     #[test]
+    fn conversation_files_default_on_and_slash_commands_default_ignored() {
+        use crate::script::prompt::SlashCommands;
+        let script = parse_script("").unwrap_or_default();
+        assert!(script.session_new.conversation_files);
+        assert_eq!(script.prompt.slash_commands, SlashCommands::Ignore);
+        let text = "session_new: { conversation_files: false, late_permission: Echo }\nprompt: { slash_commands: paranoid }\n";
+        let script = parse_script(text).unwrap_or_default();
+        assert!(!script.session_new.conversation_files);
+        assert_eq!(script.session_new.late_permission.as_deref(), Some("Echo"));
+        assert_eq!(script.prompt.slash_commands, SlashCommands::Paranoid);
+        for bad in [
+            "session_new: { conversation_files: 1 }\n",
+            "prompt: { slash_commands: all }\n",
+            "prompt: { slash_command: paranoid }\n",
+        ] {
+            assert!(parse_script(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn default_model_must_be_in_the_catalogue() {
         let script = Script {
             models: Some(vec!["m1".into()]),

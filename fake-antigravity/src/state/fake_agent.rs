@@ -1,5 +1,6 @@
 //! The state one served connection shares between its handlers: the script, the model
-//! catalogue, the sign-in state, the sessions, the journal and the stderr logger.
+//! catalogue, the sign-in state, the sessions, the journal, the stderr logger, and the
+//! home it may write into (only a `GEMINI_HOME` set in its environment).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,9 +11,11 @@ use crate::journal::writer::JournalWriter;
 use crate::process::glog::Glog;
 use crate::process::stdout_lines::StdoutLines;
 use crate::script::{AuthScript, Script};
+use crate::state::conversation_files::ConversationFiles;
 use crate::state::gemini_home::{HomeSignIn, home_sign_in};
 use crate::state::session_config::ModelCatalogue;
 use crate::state::sessions::SessionStore;
+use crate::state::stored_credentials::StoredCredentials;
 
 /// The fake server behind one ACP connection.
 #[derive(Debug)]
@@ -31,6 +34,10 @@ pub struct FakeAgent {
     pub log: Glog,
     /// Raw lines to print on stdout between frames (1.1.1's sign-in URL line).
     pub stdout_lines: StdoutLines,
+    /// The home the fake writes into as the real server does (conversation files,
+    /// `settings.json`, the token's removal): `gemini_home` when it came from
+    /// `$GEMINI_HOME`, else none, so the fake never writes into a real `~/.gemini`.
+    pub writable_home: Option<PathBuf>,
     signed_in: AtomicBool,
 }
 
@@ -63,6 +70,7 @@ impl FakeAgent {
             journal,
             log,
             stdout_lines: StdoutLines::default(),
+            writable_home: None,
             signed_in: AtomicBool::new(signed_in),
         }
     }
@@ -75,6 +83,21 @@ impl FakeAgent {
     /// Signs in (`authenticate` succeeded) or out (`logout`).
     pub fn set_signed_in(&self, signed_in: bool) {
         self.signed_in.store(signed_in, Ordering::SeqCst);
+    }
+
+    /// Where sessions' conversations are kept: none without a writable home or with
+    /// `session_new.conversation_files: false`.
+    pub fn conversation_files(&self) -> Option<ConversationFiles> {
+        let home = self.writable_home.as_deref()?;
+        self.script
+            .session_new
+            .conversation_files
+            .then(|| ConversationFiles::new(home))
+    }
+
+    /// The sign-in files the fake updates: none without a writable home.
+    pub fn stored_credentials(&self) -> Option<StoredCredentials> {
+        self.writable_home.as_deref().map(StoredCredentials::new)
     }
 
     /// Appends to the journal, if there is one.

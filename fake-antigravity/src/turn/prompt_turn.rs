@@ -2,7 +2,9 @@
 //! in the dispatch loop. It picks the scripted turn for the prompt's text, streams the
 //! steps as `session/update`s, and answers `{"stopReason": …}`. A `session/cancel`
 //! notification stops the steps at the next boundary (abandoning a pending permission
-//! request or MCP call) and the prompt answers `cancelled`.
+//! request or MCP call) and the prompt answers `cancelled`. Before the turn, the prompt's
+//! text grows the session's conversation on disk (when kept) and its slash commands are
+//! intercepted (when `prompt.slash_commands` says so; `/logout` answers the prompt).
 
 use std::sync::Arc;
 
@@ -23,6 +25,7 @@ use crate::turn::context::TurnContext;
 use crate::turn::expectations::{RecentCalls, check_recent, denied_message};
 use crate::turn::parallel_step::{ParallelEnd, run_parallel};
 use crate::turn::server_owned_steps::{StepFlow, run_foreign_call, run_native, run_question};
+use crate::turn::slash_commands::intercept;
 use crate::turn::stream_step::run_stream;
 use crate::turn::tool_call_step::{CallEnd, run_call};
 use crate::turn::turn_select::{TurnChoice, choose_turn};
@@ -63,20 +66,22 @@ pub async fn run_prompt(
         let _connection_gone = responder.respond_with_error(not_found);
         return;
     };
-    let text = prompt_text(blocks.map(Vec::as_slice).unwrap_or_default());
+    let blocks = blocks.map(Vec::as_slice).unwrap_or_default();
+    let text = prompt_text(blocks);
+    grow_conversation(&agent, session_id, blocks);
     if agent.script.mcp_client.list_tools_every_prompt {
         list_tools_afresh(&agent, session_id).await;
     }
     let mut agent_text = String::new();
-    let answer = answer_prompt(
-        &agent,
-        &cx,
-        session_id,
-        &prompt.cancelled,
-        &text,
-        &mut agent_text,
-    )
-    .await;
+    let answer = match intercept(&agent, &cx, session_id, &text, blocks, &mut agent_text) {
+        // A slash command answered the prompt: the scripted turn does not run.
+        Ok(Some(stop_reason)) => Ok(stop_reason),
+        Ok(None) => {
+            let cancelled = &prompt.cancelled;
+            answer_prompt(&agent, &cx, session_id, cancelled, &text, &mut agent_text).await
+        }
+        Err(error) => Err(error),
+    };
     let stop_reason = if prompt.cancelled.is_cancelled() {
         after_cancel(&agent, &cx, session_id, &mut agent_text).await;
         Some("cancelled")
@@ -139,6 +144,25 @@ async fn list_tools_afresh(agent: &FakeAgent, session_id: &str) {
     for failure in pool.list_all_afresh().await {
         let message = format!("tools/list at the start of the prompt failed: {failure}");
         agent.expectation_failed(0, 0, message);
+    }
+}
+
+/// Appends the prompt's text blocks to the session's conversation on disk, when it is
+/// kept; a failure is logged and the prompt goes on.
+fn grow_conversation(agent: &FakeAgent, session_id: &str, blocks: &[Value]) {
+    let Some(files) = agent.conversation_files() else {
+        return;
+    };
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    if let Err(error) = files.append_prompt(session_id, &texts) {
+        agent.log.warning(
+            "conversation_store.py:120",
+            &format!("could not append to the conversation of session {session_id}: {error}"),
+        );
     }
 }
 

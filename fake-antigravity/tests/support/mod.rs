@@ -53,6 +53,9 @@ pub async fn start_fake(args: &[String], envs: &[(&str, &str)]) -> FakeSession {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .env_remove("GEMINI_API_KEY")
+        // The fake writes into a `GEMINI_HOME` set in its environment: a test names its
+        // own, never the developer's.
+        .env_remove("GEMINI_HOME")
         .kill_on_drop(true);
     for (name, value) in envs {
         command.env(name, value);
@@ -223,6 +226,13 @@ pub fn script_args(script: &Path, journal: &Path) -> Vec<String> {
         "--journal".into(),
         journal.display().to_string(),
     ]
+}
+
+/// The journal of the first (usually only) fake process that journaled into `dir`.
+pub fn first_journal(dir: &Path) -> Vec<fake_antigravity::JournalEntry> {
+    let mut journals = fake_antigravity::journal::read_dir(dir).expect("journal");
+    assert!(!journals.is_empty(), "no journal in {}", dir.display());
+    journals.remove(0)
 }
 
 /// The answer of a prompt started with [`FakeSession::start_prompt`] (bounded wait).
