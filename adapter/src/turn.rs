@@ -13,6 +13,7 @@ mod exchange;
 mod lane;
 mod prompt;
 mod resources;
+mod slash_guard;
 mod windows;
 
 use std::path::Path;

@@ -38,8 +38,11 @@ pub(crate) struct ConversationLedger {
     /// Open and locked for the process's whole life.
     file: File,
     sessions: Vec<String>,
-    /// A `session/new` was sent whose answer never came: its id is unknown.
-    unanswered: bool,
+    /// A `session/new` was sent whose answer has not come (yet).
+    pending: bool,
+    /// A `session/new` ended without an id (refused, or the connection broke): the
+    /// server may still have made the session's files, under an id nobody learnt.
+    unknown: bool,
 }
 
 impl ConversationLedger {
@@ -56,7 +59,8 @@ impl ConversationLedger {
                 path,
                 file,
                 sessions: Vec::new(),
-                unanswered: false,
+                pending: false,
+                unknown: false,
             }),
             Err(error) => {
                 tracing::warn!(kind = ?error.kind(), "could not start a session ledger");
@@ -79,13 +83,16 @@ impl ConversationLedger {
 
     /// A `session/new` is about to be sent.
     pub(crate) fn opening(&mut self) {
-        self.unanswered = true;
+        self.pending = true;
     }
 
     /// The server answered `session/new` (with `Some(id)`) or refused it (`None`).
     pub(crate) fn opened(&mut self, session: Option<&str>) {
-        self.unanswered = false;
-        let Some(id) = session else { return };
+        self.pending = false;
+        let Some(id) = session else {
+            self.unknown = true;
+            return;
+        };
         if !is_safe_id(id) {
             tracing::warn!("a session id the server sent cannot name a file; not recorded");
             return;
@@ -97,13 +104,13 @@ impl ConversationLedger {
     }
 
     /// The process is done: removes every recorded session's files, then the ledger
-    /// (its lock goes with the handle). When a `session/new` went unanswered, the
+    /// (its lock goes with the handle). When a `session/new` ended without an id, the
     /// sessions whose `.meta` names a `cwd` inside `scratch` go too.
     pub(crate) fn remove_all(self, scratch: &Path) {
         for id in &self.sessions {
             remove_session(&self.home, id);
         }
-        if self.unanswered {
+        if self.pending || self.unknown {
             for id in sessions_in(&self.home, scratch) {
                 remove_session(&self.home, &id);
             }

@@ -2,9 +2,11 @@
 //! confine the server to DSH's tools, DSH's system prompt, then the conversation as a
 //! transcript. Image blocks travel as ACP image blocks, with the bytes DSH's attachment
 //! store gave the host glue; a block the server cannot receive fails explicitly (C72).
+//! No line of it begins with a server slash command ([`super::slash_guard`]).
 
 use agent_client_protocol::v1::schema::{ContentBlock as AcpBlock, ImageContent, TextContent};
 
+use super::slash_guard::{ESCAPE_NOTE, escape_slash_commands};
 use crate::bridge::{BRIDGE_SERVER_NAME, ToolCatalog};
 use crate::contract::{ContentBlock, GenerateOptions, ImageBlock, Message, Purpose, Role};
 use crate::error::AdapterError;
@@ -27,6 +29,7 @@ fn instructions(catalog: Option<&ToolCatalog>, purpose: Option<Purpose>) -> Stri
          subagents, planning artifacts): they are disabled here and will be refused.\n\
          - Your working directory is an empty scratch directory, not the user's workspace.\n",
     );
+    text.push_str(ESCAPE_NOTE);
     match catalog.filter(|c| !c.is_empty()) {
         Some(catalog) => {
             push_line(
@@ -83,7 +86,8 @@ pub(crate) fn build_prompt(
     prompt
         .text
         .push_str("\n[End of conversation]\nContinue as the assistant.\n");
-    let mut blocks = vec![AcpBlock::Text(TextContent::new(prompt.text))];
+    let text = escape_slash_commands(&prompt.text);
+    let mut blocks = vec![AcpBlock::Text(TextContent::new(text))];
     blocks.extend(prompt.images);
     Ok(blocks)
 }

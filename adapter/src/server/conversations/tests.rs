@@ -104,6 +104,27 @@ fn an_unanswered_session_is_found_by_its_cwd() -> crate::TestResult {
     Ok(())
 }
 
+/// A `session/new` that ended in an error (the server killed before its answer) still
+/// has its files found by their `cwd`, though a later session opened fine.
+#[test]
+fn a_session_new_that_failed_is_found_by_its_cwd() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch = root.path().join("antigravity-acp-failed");
+    std::fs::create_dir(&scratch)?;
+    let mut ledger =
+        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    ledger.opening();
+    plant_session(&home, "lost", &scratch.join("cwd1"))?;
+    ledger.opened(None);
+    ledger.opening();
+    plant_session(&home, "kept-by-id", &scratch.join("cwd2"))?;
+    ledger.opened(Some("kept-by-id"));
+    ledger.remove_all(&scratch);
+    assert!(left(&home).is_empty(), "{:?}", left(&home));
+    Ok(())
+}
+
 #[test]
 fn ids_that_are_not_plain_names_name_no_file() -> crate::TestResult {
     let root = tempfile::tempdir()?;
