@@ -3,13 +3,15 @@
 //! loop that drives a chat ([`agent_loop`]) and assembles its streams as DSH does
 //! ([`assemble`]), the stream rules DSH enforces on every
 //! generation ([`stream_check`]), DSH's tools and their permission policy ([`tools`]),
-//! the requests DSH makes beside a chat's runs ([`side_requests`]), DSH's own faults
+//! the requests DSH makes beside a chat's runs ([`side_requests`]), the image a user's
+//! message may carry ([`attachments`]), DSH's own faults
 //! ([`faults`]), and the DSH-side
 //! record of a chat ([`transcript`]). It knows nothing of scenario files on disk, the
 //! fake's journal or how a run is judged: that is the runner's.
 
 pub mod agent_loop;
 pub mod assemble;
+pub mod attachments;
 pub mod faults;
 pub mod registry;
 pub mod side_requests;

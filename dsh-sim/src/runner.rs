@@ -16,7 +16,9 @@
 //! - judging it: [`expect`] (the DSH-side expectations on the transcript), [`wire`]
 //!   (`expect.wire` on the journal), [`between_runs`] (what must hold before and after
 //!   each run), [`run_checks`] (the leak check after every run),
-//!   [`leak`] (the leak check after disposal);
+//!   [`leak`] (the leak check after disposal), [`conversations`] (B08 after disposal:
+//!   no conversation file left, none of another's touched; with [`leftovers`], the
+//!   crash leftovers a scenario plants; [`server_home`] against an unscripted server);
 //! - what a failure leaves: [`artifacts`] (reasons, transcript, journal),
 //!   [`sequence`] (the run as a Mermaid diagram), [`replay`] (the replay scenario a
 //!   failure against a real server leaves).
@@ -25,12 +27,14 @@ pub mod artifacts;
 pub mod between_runs;
 pub mod client_tap;
 pub mod confinement;
+pub mod conversations;
 pub mod discover;
 pub mod expect;
 pub mod fault_plan;
 pub mod files;
 pub mod gemini_home;
 pub mod leak;
+pub mod leftovers;
 pub mod provision;
 pub mod real_loop;
 pub mod replay;
@@ -38,6 +42,8 @@ pub mod run_checks;
 pub mod selection;
 pub mod sequence;
 pub mod server_command;
+pub mod server_home;
+use server_home::ServerHomeCheck;
 pub mod stderr_redaction;
 pub mod wire;
 
@@ -55,7 +61,7 @@ use crate::host::transcript::Transcript;
 use crate::runner::artifacts::FailureRecord;
 use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
 use crate::runner::expect::check_transcript;
-use crate::runner::leak::find_leaks;
+use crate::runner::leak::find_leaks_keeping;
 use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
 use crate::runner::server_command::{fake_command, tapped_command};
 use crate::runner::wire::ProcessFacts;
@@ -387,15 +393,20 @@ fn run_in_workspace(
         (None, true) => Some(scenario::GeminiHomeSpec::default()),
         (None, false) => None,
     };
+    let mut home_dir = None;
     if let Some(home) = &home {
         let dir = gemini_home::make_gemini_home(workspace.path(), home)?;
         planted.push(("GEMINI_HOME".into(), dir.display().to_string()));
+        home_dir = Some(dir);
     }
+    let home_dir = home_dir.filter(|_| fake_mode);
+    let watch = conversations::watch(scenario, home_dir.as_deref(), &scratch_root)?;
     if !planted.is_empty() {
         let mut host: Vec<_> = std::env::vars_os().collect();
         host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
+    let home_check = server_home::ServerHomeCheck::start(scenario, fake_mode, &config);
     own_paths.apply(&options.confinement, &mut config);
     let knobs = &scenario.dsh.adapter;
     if let Some(ms) = knobs.timeout_ms {
@@ -412,8 +423,14 @@ fn run_in_workspace(
         .extra_disabled_tools
         .clone_from(&knobs.extra_disabled_tools);
     let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
-    let mut execution =
-        runtime.block_on(execute(scenario, config, options, journal, &scratch_root));
+    let kept = conversations::kept_in_scratch_root(watch.as_ref());
+    let run = execute(scenario, config, options, journal, &scratch_root, &kept);
+    let mut execution = runtime.block_on(run);
+    // After disposal (in `execute`); a live planted ledger stays locked until here.
+    execution
+        .failures
+        .extend(conversations::judge(watch.as_ref()));
+    (execution.failures).extend(home_check.iter().flat_map(ServerHomeCheck::judge));
     execution
         .failures
         .extend(files::judge(workspace.path(), &scenario.expect.files));
@@ -506,6 +523,7 @@ async fn execute(
     options: &RunnerOptions,
     journal_dir: Option<&Path>,
     scratch_root: &Path,
+    kept_in_scratch_root: &[String],
 ) -> Execution {
     let mut failures = Vec::new();
     let mut notes = Vec::new();
@@ -595,10 +613,16 @@ async fn execute(
     }
     let bridges = wire::bridge_urls(&processes);
     failures.extend(
-        find_leaks(&processes, &bridges, scratch_root, leak::exit_bound())
-            .await
-            .into_iter()
-            .map(|leak| format!("leak: {leak}")),
+        find_leaks_keeping(
+            &processes,
+            &bridges,
+            scratch_root,
+            kept_in_scratch_root,
+            leak::exit_bound(),
+        )
+        .await
+        .into_iter()
+        .map(|leak| format!("leak: {leak}")),
     );
     let chaos = chaos.zip(watch).map(|(expect, watch)| {
         let left = crate::chaos::verdict::RunLeft {
@@ -699,6 +723,9 @@ async fn drive_chat(
                 if let Ok(mut aborts) = aborts.lock() {
                     aborts.push(chat.abort_signal());
                 }
+            }
+            if entry.after_image {
+                chat.attach_image_to_next_message();
             }
             match entry.abort {
                 Some(point) => {

@@ -7,6 +7,7 @@
 mod chaos;
 mod checks;
 mod claim_id;
+mod conversations;
 mod faults;
 mod files;
 mod install;
@@ -26,6 +27,7 @@ use serde_json::Value;
 
 pub use chaos::ChaosExpectation;
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
+pub use conversations::{LedgerOwner, MAX_PLANTED_SESSIONS, PlantedLedger};
 pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use install::{
@@ -80,6 +82,11 @@ pub struct Scenario {
     /// holds on and why. Elsewhere it is reported as not run, never as a pass.
     #[serde(default, deserialize_with = "checks::checked_option")]
     pub platforms: Option<Platforms>,
+    /// Set when the scenario's sessions deliberately outlive the run on disk: why. The
+    /// after-run B08 check then does not count their conversation files as leftovers
+    /// (another client's files, the credentials and planted ledgers are still judged).
+    #[serde(default, deserialize_with = "conversations::leaves_conversations")]
+    pub leaves_conversations: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -131,6 +138,11 @@ pub struct DshScript {
     /// none.
     #[serde(default)]
     pub fault: Option<DshFault>,
+    /// Session ledgers of other DSH processes planted before the provider starts, as a
+    /// crash (`owner: dead`) or a live process (`owner: live`) left them, each with
+    /// `sessions` sessions' conversation files in the `GEMINI_HOME` (B08's sweep).
+    #[serde(default, deserialize_with = "checks::checked_each")]
+    pub leftovers: Vec<PlantedLedger>,
 }
 
 /// The sign-in files of a fresh `GEMINI_HOME` (`antigravity-acp/settings.json` and
@@ -254,6 +266,10 @@ pub struct ChatEntry {
     /// all of them), so a later turn can offer changed tool schemas (C35).
     #[serde(default)]
     pub offer_tools: Option<Vec<String>>,
+    /// The message starts with an image (a 1x1 PNG DSH's attachment store resolved), then
+    /// this text. dsh-sim's loop only: a scenario using it says `simulator_only`.
+    #[serde(default)]
+    pub after_image: bool,
 }
 
 /// Where DSH aborts a run (cancels the run's abort signal).
@@ -515,6 +531,11 @@ pub struct WireExpectations {
     /// calls whose order is the scheduler's, such as one request sent twice at once).
     #[serde(default)]
     pub mcp_tool_results_any_order: Option<Vec<McpResultKind>>,
+    /// Every slash command the fake found in a prompt and ran (under
+    /// `fake.prompt.slash_commands`), over all processes in order, as `/<name>`
+    /// (`[]`: none; the credentials a `/logout` would clear are judged on disk anyway).
+    #[serde(default)]
+    pub slash_commands: Option<Vec<String>>,
 }
 
 /// The client capabilities `initialize` must advertise.

@@ -249,3 +249,29 @@ fn a_server_command_that_exits_at_initialize_fails_disconnected_not_as_a_hang() 
     assert!(shown.contains("ACP_DISCONNECTED"), "{shown}");
     assert!(!shown.contains("did not finish within"), "{shown}");
 }
+
+/// B08 against an unscripted server (as the nightly runs the real build): the runner
+/// compares the server's own home before and after. The fake as a plain `--server`
+/// command writes 1.3.0's conversation files into the `GEMINI_HOME` it is given; once the
+/// adapter is disposed none may be left (seen failing, naming them, with the adapter's
+/// removal at disposal deleted).
+#[test]
+fn a_server_command_run_leaves_nothing_in_the_servers_own_home() {
+    let server = format!("{} fake-server", env!("CARGO_BIN_EXE_dsh-sim"));
+    let home = tempfile::tempdir().unwrap();
+    let artifacts = tempfile::tempdir().unwrap();
+    cargo_bin_cmd!("dsh-sim")
+        .env("GEMINI_HOME", home.path())
+        .args(["run", "--server", &server, "--artifacts"])
+        .arg(artifacts.path())
+        .arg("../scenarios/conversations/two_messages_leave_nothing.yaml")
+        .assert()
+        .code(0)
+        .stdout(contains("\n1 passed, 0 failed\n"));
+    let conversations = home.path().join("antigravity-acp/conversations");
+    assert!(
+        conversations.is_dir(),
+        "the fake wrote no conversation, so nothing was judged"
+    );
+    assert_eq!(std::fs::read_dir(&conversations).unwrap().count(), 0);
+}

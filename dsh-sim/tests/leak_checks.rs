@@ -5,7 +5,9 @@
 use std::process::{Child, Command};
 use std::time::Duration;
 
-use dsh_sim::runner::leak::{exit_bound, find_leaks, process_is_live, process_is_running};
+use dsh_sim::runner::leak::{
+    exit_bound, find_leaks, find_leaks_keeping, process_is_live, process_is_running,
+};
 use dsh_sim::runner::wire::ProcessFacts;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -163,5 +165,42 @@ fn a_server_child_that_outlives_the_bound_fails_the_leak_check() -> TestResult {
         std::time::Instant::now() + Duration::from_secs(15),
     ));
     assert!(gone.is_ok(), "the helper never ended");
+    Ok(())
+}
+
+/// B08: the scratch root may keep what a live DSH planted there (its ledger and scratch
+/// folder), and nothing else; a session ledger or server scratch folder left is named
+/// as B08's.
+#[tokio::test]
+async fn the_scratch_root_keeps_only_a_live_dshs_ledger_and_folder() -> TestResult {
+    let scratch = tempfile::tempdir()?;
+    std::fs::create_dir(scratch.path().join("antigravity-acp-live01"))?;
+    std::fs::write(
+        scratch.path().join("antigravity-acp-live01.sessions"),
+        "home /h\n",
+    )?;
+    let kept = [
+        "antigravity-acp-live01".to_owned(),
+        "antigravity-acp-live01.sessions".to_owned(),
+    ];
+    let bound = Duration::from_millis(50);
+    let leaks = find_leaks_keeping(&[], &[], scratch.path(), &kept, bound).await;
+    assert!(leaks.is_empty(), "{leaks:?}");
+    std::fs::write(
+        scratch.path().join("antigravity-acp-dead01.sessions"),
+        "home /h\n",
+    )?;
+    let leaks = find_leaks_keeping(&[], &[], scratch.path(), &kept, bound)
+        .await
+        .join("\n");
+    assert!(
+        leaks.contains("still holds [\"antigravity-acp-dead01.sessions\"] (B08:"),
+        "{leaks}"
+    );
+    let unkept = find_leaks(&[], &[], scratch.path(), bound).await.join("\n");
+    assert!(
+        unkept.contains("antigravity-acp-live01.sessions"),
+        "{unkept}"
+    );
     Ok(())
 }

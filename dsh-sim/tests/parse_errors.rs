@@ -95,6 +95,30 @@ const CHAT: &str = "dsh:\n  chat:\n    - user: hi\n";
     18,
     "`time_bound_secs` must be between 1 and 3600"
 )]
+#[case::leftover_owner_misspelt(
+    "name: x\ncovers: []\ndsh:\n  leftovers:\n    - { owner: dying, sessions: 1 }\n  chat:\n    - user: hi\n",
+    5,
+    16,
+    "unknown variant `dying`"
+)]
+#[case::leftover_without_sessions(
+    "name: x\ncovers: []\ndsh:\n  leftovers:\n    - { owner: dead }\n  chat:\n    - user: hi\n",
+    5,
+    9,
+    "missing field `sessions`"
+)]
+#[case::leftover_with_too_many_sessions(
+    "name: x\ncovers: []\ndsh:\n  leftovers:\n    - { owner: live, sessions: 17 }\n  chat:\n    - user: hi\n",
+    5,
+    7,
+    "at most 16 sessions, not 17 (field `sessions`)"
+)]
+#[case::leaves_conversations_without_a_reason(
+    "name: x\ncovers: []\nleaves_conversations: \" \"\ndsh:\n  chat:\n    - user: hi\n",
+    3,
+    23,
+    "`leaves_conversations` needs a reason"
+)]
 #[case::bad_yaml("name: [x\n", 1, 7, "")]
 fn a_mistake_names_file_line_and_column(
     #[case] text: &str,

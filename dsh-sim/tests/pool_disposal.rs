@@ -94,7 +94,21 @@ async fn dispose_returns_with_pooled_and_lane_processes_dead_and_their_scratch_g
         "one pooled process and one lane client: {pids:?}"
     );
     assert!(pids.iter().all(|pid| process_is_live(*pid)), "{pids:?}");
-    assert_eq!(std::fs::read_dir(&turns).unwrap().count(), 2);
+    // Each process: its scratch folder and, beside it, the ledger of its sessions (B08).
+    let mut entries: Vec<String> = std::fs::read_dir(&turns)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(entries.len(), 4, "{entries:?}");
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|name| name.ends_with(".sessions"))
+            .count(),
+        2,
+        "{entries:?}"
+    );
     provider.dispose().await;
     // Checked at once: dispose must have awaited every process's cleanup.
     for pid in pids {
@@ -103,6 +117,6 @@ async fn dispose_returns_with_pooled_and_lane_processes_dead_and_their_scratch_g
     let left: Vec<_> = std::fs::read_dir(&turns).unwrap().collect();
     assert!(
         left.is_empty(),
-        "scratch folders outlived dispose: {left:?}"
+        "scratch folders or session ledgers outlived dispose: {left:?}"
     );
 }

@@ -107,6 +107,7 @@ fn full_expectations() -> WireExpectations {
         native_actions: None,
         frames_lack: Vec::new(),
         mcp_tool_results_any_order: Some(vec![McpResultKind::Error]),
+        slash_commands: Some(vec![]),
     }
 }
 
@@ -436,6 +437,28 @@ fn native_steps_withheld_are_read_from_the_journal() {
     let failures = check_wire(Some(&expect(&[])), &withheld, Path::new("/x")).join("\n");
     assert!(
         failures.contains("native steps the fake withheld: expected [], observed [\"view_file\"]"),
+        "{failures}"
+    );
+}
+
+/// B08: `slash_commands` lists the slash commands the fake journaled it found and ran.
+#[test]
+fn slash_commands_are_read_from_the_journal() {
+    let expect = |commands: &[&str]| WireExpectations {
+        slash_commands: Some(commands.iter().map(|c| (*c).to_owned()).collect()),
+        ..WireExpectations::default()
+    };
+    let mut journal = journal(REDACTED, allow());
+    assert!(check_wire(Some(&expect(&[])), &extract(&journal), Path::new("/x")).is_empty());
+    journal[0].push(JournalEntry::SlashCommand {
+        session_id: "s".into(),
+        command: "logout".into(),
+    });
+    let ran = extract(&journal);
+    assert!(check_wire(Some(&expect(&["/logout"])), &ran, Path::new("/x")).is_empty());
+    let failures = check_wire(Some(&expect(&[])), &ran, Path::new("/x")).join("\n");
+    assert!(
+        failures.contains("slash commands the fake found in the prompts and ran: expected [], observed [\"/logout\"]"),
         "{failures}"
     );
 }

@@ -74,6 +74,11 @@ pub struct AgentLoop {
     session_id: String,
     /// The chat's DSH fault (`dsh.fault`), shared by the chats of one scenario.
     faults: Arc<FaultPlan>,
+    /// Whether the next user message starts with an image.
+    image_next: bool,
+    /// The bytes of every image in the history, by attachment id, as DSH resolves them
+    /// for each request.
+    images: std::collections::HashMap<String, antigravity_acp::contract::ResolvedImage>,
 }
 
 /// How deep DSH nests subagents: a chat at this depth is offered no subagent tools.
@@ -178,7 +183,14 @@ impl AgentLoop {
             next_message: 1,
             session_id: format!("dsh-sim-{}", uuid_like()),
             faults: Arc::new(FaultPlan::default()),
+            image_next: false,
+            images: std::collections::HashMap::new(),
         }
+    }
+
+    /// The next user message starts with an image (a 1x1 PNG), then its text.
+    pub fn attach_image_to_next_message(&mut self) {
+        self.image_next = true;
     }
 
     /// Gives the chat a DSH fault (`dsh.fault`); its chunk count goes on across chats
@@ -234,6 +246,12 @@ impl AgentLoop {
     ) -> RunOutcome {
         self.run_abort = self.chat_abort.child_token();
         let mut message = Message::user(text);
+        if std::mem::take(&mut self.image_next) {
+            let id = format!("{}-image{}", self.session_id, self.images.len() + 1);
+            let (block, bytes) = crate::host::attachments::pixel_image(&id);
+            message.content.insert(0, block);
+            self.images.insert(id, bytes);
+        }
         message.id = Some(self.message_id());
         message.source = serde_json::json!({"kind": "user"});
         self.history.push(message);
@@ -348,6 +366,7 @@ impl AgentLoop {
         request.session_id = Some(self.session_id.clone());
         request.max_tokens = self.setup.max_tokens;
         request.signal = self.run_abort.clone();
+        request.images.clone_from(&self.images);
         request
     }
 

@@ -1,7 +1,8 @@
 //! The leak check, judged from outside the adapter once it is disposed: every server
 //! process that started, and every child a server journaled, is gone, every scratch cwd a
 //! server reported is removed, every bridge URL the server was given refuses
-//! connections, and the scratch root is empty.
+//! connections, and the scratch root is empty (but for what a live DSH process planted
+//! there keeps: its session ledger and scratch folder, B08).
 //!
 //! A real server is not gone the instant it is killed: the adapter gives it its shutdown
 //! grace before it kills the group, a grandchild outside the group dies when it notices,
@@ -67,6 +68,20 @@ pub async fn find_leaks(
     scratch_root: &Path,
     bound: Duration,
 ) -> Vec<String> {
+    find_leaks_keeping(processes, bridge_urls, scratch_root, &[], bound).await
+}
+
+/// [`find_leaks`], where the scratch root may still hold the entries named in `kept`
+/// (what a live DSH process planted there keeps: its session ledger and scratch folder,
+/// B08). A session ledger (`*.sessions`) or scratch folder (`antigravity-acp-*`) left
+/// there is named as a B08 leftover.
+pub async fn find_leaks_keeping(
+    processes: &[ProcessFacts],
+    bridge_urls: &[String],
+    scratch_root: &Path,
+    kept: &[String],
+    bound: Duration,
+) -> Vec<String> {
     let began = Instant::now();
     let deadline = began + bound;
     let outlived = |what: String| {
@@ -110,14 +125,26 @@ pub async fn find_leaks(
     }
     match std::fs::read_dir(scratch_root) {
         Ok(entries) => {
-            let left: Vec<String> = entries
+            let mut left: Vec<String> = entries
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| !kept.contains(name))
                 .collect();
+            left.sort();
+            let b08 = left.iter().any(|name| {
+                name.ends_with(crate::runner::leftovers::LEDGER_SUFFIX)
+                    || name.starts_with(crate::runner::leftovers::SCRATCH_PREFIX)
+            });
             if !left.is_empty() {
                 leaks.push(format!(
-                    "the scratch root {} still holds {left:?}",
-                    scratch_root.display()
+                    "the scratch root {} still holds {left:?}{}",
+                    scratch_root.display(),
+                    if b08 {
+                        " (B08: a session ledger or server scratch folder outlived its \
+                         process, or a dead DSH's was not swept)"
+                    } else {
+                        ""
+                    }
                 ));
             }
         }

@@ -127,6 +127,12 @@ fn inexpressible(scenario: &Scenario) -> Option<String> {
         );
     }
     for entry in &scenario.dsh.chat {
+        if entry.after_image {
+            return Some(
+                "`after_image` (the driver has no attachment store to resolve an image from)"
+                    .to_owned(),
+            );
+        }
         match entry.abort {
             Some(AbortPoint::LeaveToolCalls) => {
                 return Some(

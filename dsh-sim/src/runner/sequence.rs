@@ -65,6 +65,18 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
         JournalEntry::NativeAction {
             action, outcome, ..
         } => format!("Note over {server}: native {action} {outcome}"),
+        JournalEntry::SlashCommand { command, .. } => {
+            format!(
+                "Note over {server}: SLASH COMMAND /{} ran",
+                sanitize(command)
+            )
+        }
+        JournalEntry::SettingsWritten { by, .. } => {
+            format!(
+                "Note over {server}: settings.json written by {}",
+                sanitize(by)
+            )
+        }
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

@@ -262,6 +262,14 @@ pub fn check_wire(
     if let Some(expected) = &expect.disabled_tools {
         check_disabled_tools(expected, processes, &mut failures);
     }
+    if let Some(expected) = &expect.slash_commands {
+        compare(
+            &mut failures,
+            "slash commands the fake found in the prompts and ran",
+            expected,
+            &all(|p| &p.slash_commands),
+        );
+    }
     if let Some(expected) = &expect.native_steps_withheld {
         compare(
             &mut failures,

@@ -73,6 +73,9 @@ pub struct ProcessFacts {
     pub native_actions: Vec<String>,
     /// Every ACP frame it read or wrote, as JSON text.
     pub frames: Vec<String>,
+    /// Every slash command the fake found in a prompt and ran (`prompt.slash_commands`),
+    /// as `/<name>`, in order.
+    pub slash_commands: Vec<String>,
 }
 
 /// Extracts the facts of each process (journal files in start order).
@@ -175,6 +178,11 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             JournalEntry::NativeAction {
                 action, outcome, ..
             } => facts.native_actions.push(format!("{action} {outcome}")),
+            JournalEntry::SlashCommand { command, .. } => {
+                facts.slash_commands.push(format!("/{command}"));
+            }
+            // The credentials are judged on disk after the run (`runner/conversations.rs`).
+            JournalEntry::SettingsWritten { .. } => {}
         }
     }
     facts
