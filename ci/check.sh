@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The CI checks, in order: formatting, lints, rustdoc (broken links are errors), then the
-# README's test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim
-# as its own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
+# The CI checks, in order: formatting, lints, rustdoc (broken links are errors), the DSH
+# plugin's JS type-checked against its index.d.ts (tsc, after `npm ci`), then the README's
+# test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim as its
+# own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
 # Then the other platforms' share (ci/cross.sh ci: clippy for Windows and macOS arm64, and
 # the scenario suite as Windows processes under Wine; the rest is nightly's). `.ci/run`
 # calls this script. Exits non-zero on the first failure.
@@ -16,6 +17,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo doc (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts)"
+npm --prefix dsh-plugin ci --no-audit --no-fund
+npm --prefix dsh-plugin run typecheck
 
 bash ci/test.sh
 

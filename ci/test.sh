@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: every Rust test of the workspace (unit tests, the fake's
 # end-to-end tests, every YAML scenario through dsh-sim as its own test), then the DSH
-# plugin's Node tests inside DSH's real runtime on Node 20 and Node 22 (`ci/node.sh`).
+# plugin's Node tests inside DSH's real runtime on Node 22 and Node 24 (`ci/node.sh`).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -27,7 +27,8 @@ export { Config, AntigravityAcpAdapter, DEFAULT_PROVIDER };
 /**
  * Mount the adapter.
  * @param {import('@deepseek-ai/cordis').Context} ctx - the plugin's context.
- * @param {object} config - the validated `Config`.
+ * @param {import('./index.js').Config} config - the validated `Config` (its type is
+ *   `index.d.ts`'s, which `npm run typecheck` holds this file to).
  */
 export function apply(ctx, config) {
   const adapter = new AntigravityAcpAdapter(configJson(config), () => ctx.get('attachments'));
@@ -35,4 +36,5 @@ export function apply(ctx, config) {
   ctx.llm.registerAdapter([config.provider], adapter);
 }
 
-export default { name, inject, Config, apply };
+/** The plugin object Cordis loads; `index.d.ts` declares its type, checked here. */
+export default /** @satisfies {typeof import('./index.js').default} */ ({ name, inject, Config, apply });

@@ -10,23 +10,31 @@ import { binding } from './binding.js';
 import { call, settle, toLlmError } from './failure.js';
 import { resolveImages } from './images.js';
 
+/**
+ * @import { GenerateOptions, LlmModelInfo, LlmProviderInfo, LlmResolvedModelInfo, ResolvedRetryPolicy, StreamChunk } from '@deepseek-ai/dsh-llm'
+ * @import { AdapterHooks, AttachmentReader, AntigravityAcpAdapter as AntigravityAcpAdapterDeclared } from '../index.js'
+ * @import { NativeProvider } from './binding.js'
+ */
+
 /** The most chunks one crossing of the boundary carries. */
 export const BATCH = 256;
 
+/** @implements {AntigravityAcpAdapterDeclared} `index.d.ts`'s declaration, checked here. */
 export class AntigravityAcpAdapter extends LlmAdapter {
-  /** @type {any} the native `Provider`. */
+  /** @type {NativeProvider} the native `Provider`. */
   #native;
-  /** @type {() => any} the attachment service, when the host has one (read per call). */
+  /** @type {() => AttachmentReader | undefined} the attachment service, when the host has one (read per call). */
   #attachments;
   /** @type {Promise<void> | undefined} */
   #disposing;
-  /** @type {{onStream?: (handle: any) => void}} */
+  /** @type {AdapterHooks} */
   #hooks;
 
   /**
    * @param {string} configJson - the plugin config, as the Rust `PluginConfig` reads it.
-   * @param {() => any} attachments - returns DSH's attachment service, or `undefined`.
-   * @param {{onStream?: (handle: any) => void}} [hooks] - tests only: `onStream` sees each
+   * @param {() => AttachmentReader | undefined} [attachments] - returns DSH's attachment
+   *   service, or `undefined`.
+   * @param {AdapterHooks} [hooks] - tests only: `onStream` sees each
    *   native stream handle (so a test can hold it and prove `close()`, not the garbage
    *   collector, ended it). The plugin passes none.
    * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config;
@@ -40,18 +48,27 @@ export class AntigravityAcpAdapter extends LlmAdapter {
     this.#hooks = hooks;
   }
 
-  /** @param {string} provider */
+  /**
+   * @param {string} provider
+   * @returns {LlmProviderInfo}
+   */
   providerInfo(provider) {
     return JSON.parse(call(() => this.#native.providerInfo(provider)));
   }
 
-  /** @param {string} provider */
+  /**
+   * @param {string} provider
+   * @returns {ResolvedRetryPolicy | undefined}
+   */
   providerRetryPolicy(provider) {
     const policy = JSON.parse(call(() => this.#native.providerRetryPolicy(provider)));
     return policy === null ? undefined : resolveRetryPolicy(policy, `antigravity-acp.${provider}.retryPolicy`);
   }
 
-  /** @param {string} provider */
+  /**
+   * @param {string} provider
+   * @returns {Promise<readonly LlmModelInfo[]>}
+   */
   async listModels(provider) {
     return settle(await this.#native.listModels(provider).catch((error) => Promise.reject(toLlmError(error))));
   }
@@ -62,6 +79,7 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @param {AbortSignal} [signal] - already aborted: rejects `ABORTED` (DSH's runtime
    *   resolves the model before each stream, and would read the signal's own DOMException
    *   as code `UNKNOWN`).
+   * @returns {Promise<LlmResolvedModelInfo>}
    */
   async resolveModel(provider, model, signal) {
     if (signal?.aborted) throw new LlmError('the model lookup was aborted', 'ABORTED');
@@ -70,7 +88,8 @@ export class AntigravityAcpAdapter extends LlmAdapter {
 
   /**
    * Stream one model call: DSH's chunks as Rust produced them, a batch per crossing.
-   * @param {import('@deepseek-ai/dsh-llm').GenerateOptions} options
+   * @param {GenerateOptions} options
+   * @returns {AsyncGenerator<StreamChunk, void, undefined>}
    */
   async *stream(options) {
     const { signal, ...request } = options;
@@ -108,10 +127,9 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @returns {Promise<void>}
    */
   dispose() {
-    this.#disposing ??= this.#native.dispose().then(
+    return (this.#disposing ??= this.#native.dispose().then(
       (json) => void settle(json),
       (error) => Promise.reject(toLlmError(error)),
-    );
-    return this.#disposing;
+    ));
   }
 }

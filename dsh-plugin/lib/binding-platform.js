@@ -22,8 +22,10 @@ export const TARGETS = Object.freeze({
   'win32-x64-gnu': Object.freeze({ triple: 'x86_64-pc-windows-gnu', os: 'win32', cpu: 'x64' }),
 });
 
+/** @typedef {keyof typeof TARGETS} Tag */
+
 /** The platform tags a binary is built for. */
-export const PLATFORMS = Object.freeze(Object.keys(TARGETS));
+export const PLATFORMS = Object.freeze(/** @type {Tag[]} */ (Object.keys(TARGETS)));
 
 /**
  * The npm package of a platform tag.

@@ -45,9 +45,41 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  */
 
 /**
+ * The binding's `ChunkStreamHandle` (`src/stream.rs`). Its async methods resolve to a JSON
+ * envelope (`failure.js`'s `settle` reads it).
+ * @typedef {object} NativeStream
+ * @property {(max?: number | null) => Promise<string>} nextBatch - every chunk already
+ *   buffered, up to `max`, as the envelope of a JSON array (`[]` once ended).
+ * @property {() => void} abort - cancels the request's signal.
+ * @property {() => void} close - drops the Rust stream.
+ */
+
+/**
+ * The binding's `Provider` (`src/provider.rs`): JSON in, JSON out. The synchronous methods
+ * throw an error with a `code`; the async ones resolve to a JSON envelope.
+ * @typedef {object} NativeProvider
+ * @property {(provider: string) => string} providerInfo
+ * @property {(provider: string) => string} providerRetryPolicy - JSON, `null` for none.
+ * @property {(provider: string) => Promise<string>} listModels
+ * @property {(provider: string, model: string) => Promise<string>} resolveModel
+ * @property {(optionsJson: string, imagesJson: string | null) => NativeStream} stream
+ * @property {() => Promise<string>} dispose
+ */
+
+/**
+ * The addon's exports. `benchDrain` exists only in builds with the `bench` feature, the test
+ * hooks only in builds with `test-hooks` (a debug build).
+ * @typedef {object} Addon
+ * @property {new (configJson: string) => NativeProvider} Provider
+ * @property {(provider: NativeProvider, optionsJson: string) => Promise<string>} [benchDrain]
+ * @property {() => void} [testPanic]
+ * @property {() => Promise<string>} [testPanicAsync]
+ * @property {() => NativeStream} [testUnfinishedStream]
+ */
+
+/**
  * @typedef {object} Loaded
- * @property {any} addon - the binding's exports (`Provider`, `ChunkStreamHandle`;
- *   `benchDrain` and the test hooks only in builds with their features).
+ * @property {Addon} addon - the binding's exports.
  * @property {string} path - the file they came from.
  * @property {'override' | 'package' | 'local'} source - which of the three it was.
  */
@@ -98,7 +130,7 @@ function installedVersion(require, name) {
   try {
     return require(`${name}/package.json`).version;
   } catch (error) {
-    if (error?.code === 'MODULE_NOT_FOUND') return undefined;
+    if (/** @type {NodeJS.ErrnoException} */ (error)?.code === 'MODULE_NOT_FOUND') return undefined;
     throw error;
   }
 }
@@ -126,7 +158,7 @@ function current() {
 
 /**
  * The loaded addon's exports, loading it on the first call.
- * @returns {any}
+ * @returns {Addon}
  */
 export function binding() {
   return current().addon;

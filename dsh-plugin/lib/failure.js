@@ -42,6 +42,7 @@ export function call(call) {
 export function toLlmError(error) {
   if (error instanceof LlmError) return error;
   const message = error instanceof Error && error.message ? error.message : String(error);
-  const code = typeof error?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(error.code) ? error.code : 'ACP_INTERNAL';
+  const raw = /** @type {{code?: unknown} | null | undefined} */ (error)?.code;
+  const code = typeof raw === 'string' && /^[A-Z][A-Z0-9_]*$/.test(raw) ? raw : 'ACP_INTERNAL';
   return new LlmError(message, code, { cause: error });
 }

