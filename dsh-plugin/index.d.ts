@@ -45,6 +45,9 @@ export interface ServerCommand {
 /** Whether the server runs confined by the kernel (Linux Landlock). */
 export type Confinement = 'required' | 'best_effort' | 'off';
 
+/** The sign-in methods Google's server 1.3.0 advertises. */
+export type AuthMethod = 'oauth-personal' | 'oauth-business' | 'gemini-api-key' | 'agent-platform';
+
 /**
  * The plugin's config once {@link Config} (the schema) validated it: what `apply` receives.
  * Only `provider` has a default here; every other absent field keeps the Rust adapter's
@@ -89,6 +92,11 @@ export interface Config {
   allowRead?: string[];
   /** Absolute paths a confined server may also read and write. */
   allowWrite?: string[];
+  /**
+   * Default `oauth-personal`: the only sign-in method the adapter uses when the server asks;
+   * it never switches a method the server's settings.json already names.
+   */
+  authMethod?: AuthMethod;
 }
 
 /**

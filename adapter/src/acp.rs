@@ -13,7 +13,8 @@ mod sign_in;
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
 pub(crate) use handshake::{
-    CatalogueModel, ServerInfo, catalogue, choose_model, close_session, initialize, new_session,
+    CatalogueModel, OfferedMethods, ServerInfo, catalogue, choose_model, close_session, initialize,
+    new_session,
 };
 pub use native_tools::NATIVE_TOOLS;
 pub(crate) use sign_in::{SignIn, SignInProblem};

@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use crate::install::InstallOptions;
 
+mod auth_method;
 mod plugin;
 
+pub use auth_method::AuthMethod;
 pub use plugin::{PluginConfig, PluginConfigError, PluginServer};
 
 /// The adapter's default provider route (DSH's `GenerateOptions.provider`), and its name
@@ -130,6 +132,10 @@ pub struct AdapterConfig {
     /// Bounds `authenticate`, the server's browser sign-in (which 1.3.0 holds for about
     /// 8.5 minutes); past it the generation fails with `ACP_AUTH_REQUIRED`.
     pub sign_in_timeout: Duration,
+    /// The only method the adapter signs in with when the server asks (`authMethod`,
+    /// default `oauth-personal`); it never switches a method the server's
+    /// `settings.json` already names.
+    pub auth_method: AuthMethod,
     /// How many tool turns may be active at once before `stream` fails with `ACP_SESSION_BUSY`.
     pub max_active_turns: usize,
     /// How long a closing server gets after its stdin closes before its process group is
@@ -183,6 +189,7 @@ impl Default for AdapterConfig {
             // Google's MCP client abandons a tools/call after about 180 s; give up first.
             tool_timeout: Duration::from_secs(170),
             sign_in_timeout: Duration::from_secs(120),
+            auth_method: AuthMethod::OauthPersonal,
             max_active_turns: 8,
             shutdown_grace: Duration::from_secs(2),
             idle_process_timeout: Duration::from_secs(300),

@@ -39,7 +39,11 @@ pub(crate) async fn discover(
             return Err(AdapterError::ConnectionClosed("session/new"));
         };
         let cwd = server.session_dir()?;
-        let sign_in = SignIn::new(config.sign_in_timeout, &server.key.line.env);
+        let sign_in = SignIn::new(
+            config.sign_in_timeout,
+            config.auth_method,
+            &server.key.line.env,
+        );
         let session = server
             .open_session(
                 cwd.path(),

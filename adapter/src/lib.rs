@@ -66,8 +66,8 @@ mod turn;
 
 pub use acp::NATIVE_TOOLS;
 pub use config::{
-    ADAPTER_ID, AdapterConfig, ConfinementMode, PluginConfig, PluginConfigError, PluginServer,
-    SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, AuthMethod, ConfinementMode, PluginConfig, PluginConfigError,
+    PluginServer, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
 };
 pub use provider::{AntigravityProvider, RETRYABLE_CODES};
 pub use register::register;

@@ -20,6 +20,12 @@ mod conversations;
 mod environment;
 #[allow(
     clippy::disallowed_methods,
+    reason = "reads the sign-in method the server's own settings.json names, so the adapter \
+              never switches it (issue 25 section 2); writes nothing"
+)]
+mod home;
+#[allow(
+    clippy::disallowed_methods,
     reason = "reads the kernel's account of this process (/proc/self/smaps: its page size), \
               only after a server failed to start; no user file"
 )]
@@ -45,6 +51,7 @@ pub(crate) use conversations::{ConversationLedger, sweep as sweep_conversations}
 #[cfg(test)]
 pub(crate) use environment::env_of;
 pub use environment::{ALLOWED_PREFIXES, ALLOWED_VARIABLES, is_allowed};
+pub(crate) use home::{SettledMethod, server_home, settled_method};
 pub(crate) use process::{ManagedProcess, ServerPipes};
 pub(crate) use scratch::ScratchDir;
 pub(crate) use source::{LaunchLine, ServerLauncher};

@@ -327,7 +327,11 @@ async fn open(
             let dir = server.session_dir()?;
             let cwd = dir.path().to_path_buf();
             resources.session_dir = Some(dir);
-            let sign_in = SignIn::new(spec.config.sign_in_timeout, &server.key.line.env);
+            let sign_in = SignIn::new(
+                spec.config.sign_in_timeout,
+                spec.config.auth_method,
+                &server.key.line.env,
+            );
             server
                 .open_session(
                     &cwd,

@@ -65,6 +65,9 @@ export const Config = Schema.object({
   allowWrite: absentStaysUndefined(Schema.array(Schema.string())).description(
     'Absolute paths a confined server may also read and write.',
   ),
+  authMethod: Schema.union(['oauth-personal', 'oauth-business', 'gemini-api-key', 'agent-platform']).description(
+    "The only sign-in method the adapter uses when the server asks (default oauth-personal); it never switches a method the server's settings.json already names.",
+  ),
 });
 
 /**

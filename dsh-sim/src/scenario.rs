@@ -213,6 +213,11 @@ pub struct AdapterKnobs {
     /// before SIGKILL.
     #[serde(default)]
     pub shutdown_grace_ms: Option<u64>,
+    /// `AdapterConfig::auth_method` (the plugin's `authMethod`): the only method the
+    /// adapter signs in with (default `oauth-personal`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub auth_method: Option<antigravity_acp::AuthMethod>,
 }
 
 impl AdapterKnobs {
@@ -235,6 +240,9 @@ impl AdapterKnobs {
         }
         if let Some(ceiling) = self.landlock_abi_ceiling {
             config.landlock_abi_ceiling = Some(ceiling);
+        }
+        if let Some(method) = self.auth_method {
+            config.auth_method = method;
         }
         if let Some(ms) = self.shutdown_grace_ms {
             config.shutdown_grace = std::time::Duration::from_millis(ms);
@@ -536,6 +544,11 @@ pub struct WireExpectations {
     /// (`[]`: none; the credentials a `/logout` would clear are judged on disk anyway).
     #[serde(default)]
     pub slash_commands: Option<Vec<String>>,
+    /// Every write of the server's `settings.json`, over all processes in order, as
+    /// `<auth.type or none> by <writer>` (`gemini-api-key by authenticate`, `none by
+    /// logout`; `[]`: none): an API-key user stays an API-key user.
+    #[serde(default)]
+    pub settings_written: Option<Vec<String>>,
 }
 
 /// The client capabilities `initialize` must advertise.

@@ -1,8 +1,9 @@
 //! The handshake, in two parts: `initialize` (ACP v1 only, no fs, no terminal) once per
 //! process, and per session `session/new` with the bridge as the only MCP server and the
-//! server's built-in tools disabled ([`super::native_tools`]), one
-//! `authenticate(oauth-personal)` (bounded, and only when the server can open a browser;
-//! see [`super::sign_in`]) and retry when the server answers "authentication required",
+//! server's built-in tools disabled ([`super::native_tools`]), one `authenticate` with the
+//! configured method (never switching a method the server is set up for; an OAuth one
+//! bounded, and only when the server can open a browser; see [`super::sign_in`]) and
+//! retry when the server answers "authentication required",
 //! then the requested model through `session/set_config_option` (unless the request asks
 //! for the server's default). Also reads the model catalogue a session offers, and closes
 //! a session when the server advertises `session/close`.
@@ -20,21 +21,48 @@ use agent_client_protocol::{Agent, ErrorCode};
 
 use super::native_tools::session_meta;
 use super::sign_in::{SignIn, SignInProblem};
-use crate::config::ADAPTER_ID;
+use crate::config::{ADAPTER_ID, AuthMethod};
 use crate::error::AdapterError;
 
-/// The sign-in method retried when the server requires authentication.
-pub(crate) const AUTH_METHOD: &str = "oauth-personal";
 /// The session config option that selects the model.
 const MODEL_OPTION: &str = "model";
 
 /// What `initialize` told about the server.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ServerInfo {
-    /// Whether it offers the `oauth-personal` sign-in the adapter retries with.
-    pub(crate) offers_oauth: bool,
+    /// The sign-in methods it offers, of the four the adapter knows.
+    pub(crate) offered: OfferedMethods,
     /// Whether it advertises `session/close` (1.3.0 does not).
     pub(crate) closes_sessions: bool,
+}
+
+/// A set of [`AuthMethod`]s (what `initialize` advertised).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct OfferedMethods(u8);
+
+impl OfferedMethods {
+    fn bit(method: AuthMethod) -> u8 {
+        match method {
+            AuthMethod::OauthPersonal => 1,
+            AuthMethod::OauthBusiness => 2,
+            AuthMethod::GeminiApiKey => 4,
+            AuthMethod::AgentPlatform => 8,
+        }
+    }
+
+    /// The known methods among `ids`.
+    pub(crate) fn from_ids(ids: impl IntoIterator<Item = String>) -> Self {
+        Self(
+            ids.into_iter()
+                .filter_map(|id| AuthMethod::from_id(&id))
+                .fold(0, |set, method| set | Self::bit(method)),
+        )
+    }
+
+    /// Whether `method` is among them.
+    pub(crate) fn offers(self, method: AuthMethod) -> bool {
+        self.0 & Self::bit(method) != 0
+    }
 }
 
 /// Sends `initialize`, once per process.
@@ -52,10 +80,7 @@ pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, A
             None => AdapterError::remote("initialize", &e),
         })?;
     Ok(ServerInfo {
-        offers_oauth: init
-            .auth_methods
-            .iter()
-            .any(|method| method.id().to_string() == AUTH_METHOD),
+        offered: OfferedMethods::from_ids(init.auth_methods.iter().map(|m| m.id().to_string())),
         closes_sessions: init.agent_capabilities.session_capabilities.close.is_some(),
     })
 }
@@ -93,23 +118,40 @@ pub(crate) async fn new_session(
     let session = match cx.send_request(new_session.clone()).block_task().await {
         Ok(session) => session,
         Err(error) if error.code == ErrorCode::AUTH_REQUIRED => {
-            if !info.offers_oauth {
-                return Err(AdapterError::AuthRequired(SignInProblem::NotCompleted));
+            let method = sign_in.method;
+            if let Some(refusal) = sign_in.refusal() {
+                return Err(AdapterError::AuthRequired(refusal));
             }
-            if !sign_in.browser {
+            if !info.offered.offers(method) {
+                return Err(AdapterError::AuthRequired(SignInProblem::MethodNotOffered(
+                    method,
+                )));
+            }
+            if method.needs_browser() && !sign_in.browser {
                 return Err(AdapterError::AuthRequired(SignInProblem::NoBrowser));
             }
-            sign_in.announce();
+            if method.needs_browser() {
+                sign_in.announce();
+            }
             let authenticated = tokio::time::timeout(
                 sign_in.timeout,
-                cx.send_request(AuthenticateRequest::new(AUTH_METHOD))
+                cx.send_request(AuthenticateRequest::new(method.as_str()))
                     .block_task(),
             )
             .await
             .map_err(|_| {
                 AdapterError::AuthRequired(SignInProblem::TimedOut(sign_in.timeout.as_secs()))
             })?;
-            authenticated.map_err(|e| auth_error("authenticate", &e))?;
+            authenticated.map_err(|e| match e.code {
+                // 1.3.0 refuses a key method whose variable is missing with -32602.
+                ErrorCode::INVALID_PARAMS if !method.needs_browser() => {
+                    AdapterError::AuthRequired(SignInProblem::MissingCredentials {
+                        method,
+                        needs: method.needs(),
+                    })
+                }
+                _ => auth_error("authenticate", &e),
+            })?;
             cx.send_request(new_session)
                 .block_task()
                 .await

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{AdapterConfig, ConfinementMode, ServerCommand, ServerSource};
+use super::{AdapterConfig, AuthMethod, ConfinementMode, ServerCommand, ServerSource};
 use crate::install::{InstallOptions, RegistrySource};
 
 /// An explicit server command (`server: {command, args, env}`).
@@ -67,6 +67,9 @@ pub struct PluginConfig {
     pub allow_read: Option<Vec<PathBuf>>,
     /// Absolute paths a confined server may also read and write.
     pub allow_write: Option<Vec<PathBuf>>,
+    /// `oauth-personal` (the default), `oauth-business`, `gemini-api-key` or
+    /// `agent-platform`: the only method the adapter signs in with.
+    pub auth_method: Option<AuthMethod>,
 }
 
 /// Why a plugin configuration was refused.
@@ -125,6 +128,9 @@ impl PluginConfig {
             config.scratch_root = Some(root);
         }
         set_duration(&mut config.timeout, self.timeout_ms, "timeoutMs")?;
+        if let Some(method) = self.auth_method {
+            config.auth_method = method;
+        }
         set_duration(
             &mut config.tool_timeout,
             self.tool_timeout_ms,

@@ -138,7 +138,7 @@ impl PooledProcess {
             process,
             acp,
             info: ServerInfo {
-                offers_oauth: false,
+                offered: crate::acp::OfferedMethods::default(),
                 closes_sessions: false,
             },
             root,

@@ -18,6 +18,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::home::server_home;
+
 /// What a ledger's name ends with, beside its scratch folder's name.
 const LEDGER_SUFFIX: &str = ".sessions";
 /// The scratch folders' (and so the ledgers') prefix (`ScratchDir`'s).
@@ -117,21 +119,6 @@ impl ConversationLedger {
         }
         remove_quietly(&self.path);
     }
-}
-
-/// Where the server keeps its files: `GEMINI_HOME`, else `~/.gemini` (`HOME`, or on
-/// Windows `USERPROFILE`), from the environment the server was given.
-fn server_home(env: &[(OsString, OsString)]) -> Option<PathBuf> {
-    let var = |name: &str| {
-        env.iter()
-            .rev()
-            .find(|(k, v)| k == name && !v.is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    let home = var("GEMINI_HOME")
-        .or_else(|| var("HOME").map(|h| h.join(".gemini")))
-        .or_else(|| var("USERPROFILE").map(|h| h.join(".gemini")))?;
-    std::path::absolute(home).ok()
 }
 
 /// `<scratch root>/antigravity-acp-XXXXXX.sessions` for `<scratch root>/antigravity-acp-XXXXXX`.

@@ -270,6 +270,14 @@ pub fn check_wire(
             &all(|p| &p.slash_commands),
         );
     }
+    if let Some(expected) = &expect.settings_written {
+        compare(
+            &mut failures,
+            "writes of the server's settings.json",
+            expected,
+            &all(|p| &p.settings_written),
+        );
+    }
     if let Some(expected) = &expect.native_steps_withheld {
         compare(
             &mut failures,

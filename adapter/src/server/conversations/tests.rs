@@ -205,29 +205,3 @@ fn a_ledger_without_a_complete_home_line_is_left() -> crate::TestResult {
     assert_eq!(parse_ledger("home relative\n"), None);
     Ok(())
 }
-
-#[test]
-fn the_home_is_gemini_home_else_dot_gemini() {
-    let env = |pairs: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).into(), (*v).into()))
-            .collect()
-    };
-    let root = if cfg!(windows) { "C:\\" } else { "/" };
-    let g = format!("{root}g");
-    let h = format!("{root}h");
-    assert_eq!(
-        server_home(&env(&[("GEMINI_HOME", &g), ("HOME", &h)])),
-        Some(PathBuf::from(&g))
-    );
-    assert_eq!(
-        server_home(&env(&[("GEMINI_HOME", ""), ("HOME", &h)])),
-        Some(Path::new(&h).join(".gemini"))
-    );
-    assert_eq!(
-        server_home(&env(&[("USERPROFILE", &h)])),
-        Some(Path::new(&h).join(".gemini"))
-    );
-    assert_eq!(server_home(&env(&[])), None);
-}

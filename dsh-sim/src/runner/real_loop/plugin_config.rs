@@ -131,6 +131,7 @@ pub fn plugin_config(
     if !config.extra_write_paths.is_empty() {
         plugin.insert("allowWrite".into(), json!(config.extra_write_paths));
     }
+    plugin.insert("authMethod".into(), json!(config.auth_method.as_str()));
     let plugin = Value::Object(plugin);
     check_round_trip(config, &plugin)?;
     Ok(PluginSetup {
@@ -190,6 +191,7 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
         back.extra_disabled_tools == config.extra_disabled_tools,
     );
     check("confinement", back.confinement == config.confinement);
+    check("auth_method", back.auth_method == config.auth_method);
     check(
         "extra_read_paths",
         back.extra_read_paths == config.extra_read_paths,

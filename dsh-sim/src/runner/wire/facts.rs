@@ -76,6 +76,8 @@ pub struct ProcessFacts {
     /// Every slash command the fake found in a prompt and ran (`prompt.slash_commands`),
     /// as `/<name>`, in order.
     pub slash_commands: Vec<String>,
+    /// Every write of `settings.json`, as `<auth.type or none> by <writer>`, in order.
+    pub settings_written: Vec<String>,
 }
 
 /// Extracts the facts of each process (journal files in start order).
@@ -182,7 +184,10 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 facts.slash_commands.push(format!("/{command}"));
             }
             // The credentials are judged on disk after the run (`runner/conversations.rs`).
-            JournalEntry::SettingsWritten { .. } => {}
+            JournalEntry::SettingsWritten { auth_type, by } => {
+                let written = auth_type.as_deref().unwrap_or("none");
+                facts.settings_written.push(format!("{written} by {by}"));
+            }
         }
     }
     facts
