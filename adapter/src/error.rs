@@ -64,11 +64,33 @@ pub(crate) enum AdapterError {
     /// before the server was ready, what is known to stop it on this machine is named.
     #[error("the server connection closed during {0}{hint}", hint = crate::server::machine_fit::closed_during(.0))]
     ConnectionClosed(&'static str),
+    /// The connection ended during `method` while the kernel confined the server: nearly
+    /// always a runtime it needs outside its own folder (a Python or Node under the user's
+    /// home). Still `ACP_DISCONNECTED`; the text says it ran confined, how, and which
+    /// settings help. The server's stderr is never quoted.
+    #[error(
+        "the server connection closed during {method}{hint}; the server ran confined ({how}), \
+         so a program or runtime it needs outside its own folder (a Python or Node under your \
+         home, say) may be out of its reach: add that folder to allowRead (allowWrite if it \
+         must write there), or set confinement to off to check, then retry",
+        hint = crate::server::machine_fit::closed_during(.method),
+        how = confined_how(*.confinement)
+    )]
+    ClosedWhileConfined {
+        /// The ACP method under way.
+        method: &'static str,
+        /// How the kernel confined it.
+        confinement: crate::server::Enforcement,
+    },
     /// The server requires a sign-in that could not be done (the text says how to).
     #[error("{0}")]
     AuthRequired(crate::acp::SignInProblem),
     /// The server does not offer the requested model.
-    #[error("model `{0}` is not offered by the server")]
+    #[error(
+        "model `{0}` is not offered by the server; pick one DSH's model list shows (the \
+         server's own catalogue once it was read), or antigravity-acp/server-default for the \
+         server's default"
+    )]
     ModelUnavailable(String),
     /// A tool definition cannot be exported through the bridge.
     #[error("tool `{name}` cannot be offered: {reason}")]
@@ -128,13 +150,47 @@ pub(crate) enum AdapterError {
     #[error("the adapter was disposed")]
     Disposed,
     /// The pinned server could not be installed, verified or repaired.
-    #[error("could not install the Antigravity server ({reason}): {message}")]
+    #[error("could not install the Antigravity server ({reason}): {message}{}", install_next_step(.reason))]
     Install {
         /// The installer's stable reason (`digest_mismatch`, `not_found`, ...).
         reason: &'static str,
         /// The installer's own message (it quotes no remote text).
         message: String,
     },
+}
+
+/// How a server was confined, in words (only confined cases reach here).
+fn confined_how(confinement: crate::server::Enforcement) -> String {
+    match confinement {
+        crate::server::Enforcement::Confined { abi } => {
+            format!("by the kernel, Landlock ABI {abi}")
+        }
+        crate::server::Enforcement::Seatbelt => "by macOS's Seatbelt".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// What a user does next after an install failure, by the installer's reason.
+fn install_next_step(reason: &str) -> &'static str {
+    match reason {
+        "network" | "stalled" | "truncated" | "registry_unavailable" | "http_status" => {
+            "; the first turn downloads the pinned server once: check the network (or the \
+             proxy: HTTPS_PROXY is passed through), then retry; `antigravity-acp-dsh doctor` \
+             checks the install"
+        }
+        "not_found" | "agent_missing" | "platform_missing" | "version_mismatch" => {
+            "; the registry does not offer the pinned build: point `registry` at a mirror that \
+             does, or set `server` to a command you installed, then retry"
+        }
+        "digest_mismatch" | "still_corrupt" | "unsafe_archive" => {
+            "; what was downloaded is not the pinned build: retry on another network, or check \
+             `registry` and `sha256` in the plugin config"
+        }
+        "no_cache_dir" | "bad_cache_dir" | "io" => {
+            "; set `cacheDir` to a folder this user can write, then retry"
+        }
+        _ => "",
+    }
 }
 
 impl AdapterError {
@@ -163,7 +219,9 @@ impl AdapterError {
             Self::ConfinementUnavailable { .. }
             | Self::ConfinementUnsupported { .. }
             | Self::ConfinementFailed(_) => LlmErrorCode::AcpConfinementUnavailable,
-            Self::ConnectionClosed(_) => LlmErrorCode::AcpDisconnected,
+            Self::ConnectionClosed(_) | Self::ClosedWhileConfined { .. } => {
+                LlmErrorCode::AcpDisconnected
+            }
             Self::Scratch(_) | Self::Bridge(_) => LlmErrorCode::AcpInternal,
             Self::Remote { .. } => LlmErrorCode::AcpRpcError,
             Self::ProtocolVersion(_) => LlmErrorCode::AcpVersionMismatch,
@@ -299,6 +357,51 @@ mod tests {
             "{unavailable}"
         );
         assert!(!message(None).contains("confined"));
+    }
+
+    /// What a first-time user meets says what to do, and keeps its code (issue 25 §4).
+    #[test]
+    fn first_time_errors_say_what_to_do() {
+        let confined = AdapterError::ClosedWhileConfined {
+            method: "initialize",
+            confinement: crate::server::Enforcement::Confined { abi: 6 },
+        }
+        .to_llm_error();
+        assert_eq!(confined.code, LlmErrorCode::AcpDisconnected);
+        for words in [
+            "during initialize",
+            "ran confined",
+            "Landlock ABI 6",
+            "allowRead",
+            "confinement to off",
+        ] {
+            assert!(
+                confined.message.contains(words),
+                "{words}: {}",
+                confined.message
+            );
+        }
+        let offline = AdapterError::Install {
+            reason: "network",
+            message: "the download failed".into(),
+        }
+        .to_llm_error();
+        assert!(
+            offline.message.contains("check the network"),
+            "{}",
+            offline.message
+        );
+        assert!(offline.message.contains("doctor"), "{}", offline.message);
+        let model = AdapterError::ModelUnavailable("gemini-9".into()).to_llm_error();
+        assert_eq!(model.code, LlmErrorCode::AcpInvalidModel);
+        assert!(
+            model.message.contains("server-default"),
+            "{}",
+            model.message
+        );
+        let sign_in =
+            AdapterError::AuthRequired(crate::acp::SignInProblem::NoBrowser).to_llm_error();
+        assert!(sign_in.message.contains("sign in"), "{}", sign_in.message);
     }
 
     #[test]

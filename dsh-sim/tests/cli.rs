@@ -250,6 +250,40 @@ fn a_server_command_that_exits_at_initialize_fails_disconnected_not_as_a_hang() 
     assert!(!shown.contains("did not finish within"), "{shown}");
 }
 
+/// The same command run under `--confinement required`: where the kernel confines it, the
+/// `ACP_DISCONNECTED` says the server ran confined, how, and which settings help (issue
+/// 25 §4: nearly always a runtime outside the server's folder); where it cannot, nothing
+/// started and the code says so. Seen failing with the plain "closed during initialize".
+#[test]
+fn a_confined_server_that_exits_at_initialize_is_told_to_be_confined() {
+    let (_script, server) = scripted_fake_server("exits_at_initialize.yaml");
+    let artifacts = tempfile::tempdir().unwrap();
+    let output = cargo_bin_cmd!("dsh-sim")
+        .args([
+            "run",
+            "--confinement",
+            "required",
+            "--server",
+            &server,
+            "--artifacts",
+        ])
+        .arg(artifacts.path())
+        .arg("tests/fixtures/any_server/echo.yaml")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let shown = slashes(&output);
+    if shown.contains("ACP_CONFINEMENT_UNAVAILABLE") || shown.contains("ACP_CONFINEMENT") {
+        return;
+    }
+    assert!(shown.contains("ACP_DISCONNECTED"), "{shown}");
+    for words in ["ran confined", "allowRead", "confinement to off"] {
+        assert!(shown.contains(words), "{words}: {shown}");
+    }
+}
+
 /// B08 against an unscripted server (as the nightly runs the real build): the runner
 /// compares the server's own home before and after. The fake as a plain `--server`
 /// command writes 1.3.0's conversation files into the `GEMINI_HOME` it is given; once the

@@ -13,7 +13,7 @@ use super::PoolKey;
 use super::ServerLink;
 use crate::acp::{AcpConnection, ServerInfo, SignIn, initialize, new_session};
 use crate::error::AdapterError;
-use crate::server::{ConversationLedger, LaunchLine, ManagedProcess, ScratchDir};
+use crate::server::{ConversationLedger, Enforcement, LaunchLine, ManagedProcess, ScratchDir};
 
 /// The still-empty session a discovery process opened (C24): no MCP endpoint, never
 /// prompted, with its own `cwd`.
@@ -147,7 +147,18 @@ impl PooledProcess {
             unclaimed: None,
             idle_since: tokio::time::Instant::now(),
         });
-        started.info = initialize(started.acp.cx()).await?;
+        started.info = initialize(started.acp.cx()).await.map_err(|error| {
+            match (error, started.confinement()) {
+                (
+                    AdapterError::ConnectionClosed(method),
+                    Some(confinement @ (Enforcement::Confined { .. } | Enforcement::Seatbelt)),
+                ) => AdapterError::ClosedWhileConfined {
+                    method,
+                    confinement,
+                },
+                (error, _) => error,
+            }
+        })?;
         Ok(())
     }
 
