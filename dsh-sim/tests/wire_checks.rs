@@ -108,6 +108,7 @@ fn full_expectations() -> WireExpectations {
         frames_lack: Vec::new(),
         mcp_tool_results_any_order: Some(vec![McpResultKind::Error]),
         slash_commands: Some(vec![]),
+        settings_written: Some(vec![]),
     }
 }
 
@@ -459,6 +460,33 @@ fn slash_commands_are_read_from_the_journal() {
     let failures = check_wire(Some(&expect(&[])), &ran, Path::new("/x")).join("\n");
     assert!(
         failures.contains("slash commands the fake found in the prompts and ran: expected [], observed [\"/logout\"]"),
+        "{failures}"
+    );
+}
+
+/// C08: `settings_written` lists the fake's writes of settings.json, in order.
+#[test]
+fn settings_writes_are_read_from_the_journal() {
+    let expect = |writes: &[&str]| WireExpectations {
+        settings_written: Some(writes.iter().map(|w| (*w).to_owned()).collect()),
+        ..WireExpectations::default()
+    };
+    let mut journal = journal(REDACTED, allow());
+    assert!(check_wire(Some(&expect(&[])), &extract(&journal), Path::new("/x")).is_empty());
+    journal[0].push(JournalEntry::SettingsWritten {
+        auth_type: Some("gemini-api-key".into()),
+        by: "authenticate".into(),
+    });
+    journal[0].push(JournalEntry::SettingsWritten {
+        auth_type: None,
+        by: "logout".into(),
+    });
+    let written = extract(&journal);
+    let both = ["gemini-api-key by authenticate", "none by logout"];
+    assert!(check_wire(Some(&expect(&both)), &written, Path::new("/x")).is_empty());
+    let failures = check_wire(Some(&expect(&[])), &written, Path::new("/x")).join("\n");
+    assert!(
+        failures.contains("writes of the server's settings.json: expected []"),
         "{failures}"
     );
 }
