@@ -189,6 +189,13 @@ impl Installer {
         Ok(InstallReport { server, outcome })
     }
 
+    /// The check every launch runs (the receipt, its archive digest the one in force, each
+    /// file's size, mode and identity, the launch line; no hashing), changing nothing: the
+    /// install, or what the check found first.
+    pub async fn check(&self) -> Result<InstalledServer, String> {
+        self.inspect(Depth::Quick).await
+    }
+
     /// Hashes every installed file and lists every difference; changes nothing.
     pub async fn verify(&self) -> VerifyReport {
         let layout = self.layout.clone();

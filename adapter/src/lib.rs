@@ -63,6 +63,7 @@ pub mod server;
 
 mod standalone_bridge;
 mod turn;
+pub mod user_commands;
 
 pub use acp::NATIVE_TOOLS;
 pub use config::{

@@ -47,7 +47,10 @@ mod source;
 
 pub use confine::Enforcement;
 pub use confine::allowlist::{READ_ONLY_DEVICES, READ_WRITE_DEVICES, RUNTIME_READ_PATHS};
-pub(crate) use conversations::{ConversationLedger, sweep as sweep_conversations};
+pub(crate) use conversations::{
+    ConversationLedger, Leftovers, leftovers as conversation_leftovers,
+    sweep as sweep_conversations,
+};
 #[cfg(test)]
 pub(crate) use environment::env_of;
 pub use environment::{ALLOWED_PREFIXES, ALLOWED_VARIABLES, is_allowed};

@@ -75,6 +75,20 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  * @property {() => void} [testPanic]
  * @property {() => Promise<string>} [testPanicAsync]
  * @property {() => NativeStream} [testUnfinishedStream]
+ * @property {(command: string, configJson: string, hostJson: string, optionsJson: string) => Promise<string>} runUserCommand -
+ *   the `antigravity-acp-dsh` binary's `doctor`, `status`, `logout` or `models`: the envelope of
+ *   its output (`{exitCode, text, report}`).
+ * @property {(configJson: string, optionsJson: string) => NativeLoginHandle} startLogin - the
+ *   binary's `login`.
+ */
+
+/**
+ * The binding's `LoginHandle` (`src/user_commands.rs`).
+ * @typedef {object} NativeLoginHandle
+ * @property {() => Promise<string>} nextEvent - the envelope of the next event
+ *   (`{kind: 'url', url, port, forward, text}`, then `{kind: 'done', output}`), `null` after.
+ * @property {() => void} cancel - abandons the sign-in: the login disposes of its server,
+ *   then its output (not signed in) follows.
  */
 
 /**
@@ -171,4 +185,14 @@ export function binding() {
  */
 export function addonPath() {
   return current().path;
+}
+
+/**
+ * Which addon this process loaded and how it was found (`antigravity-acp-dsh doctor`
+ * reports it), loading it on the first call.
+ * @returns {{path: string, source: Loaded['source']}}
+ */
+export function loadedAddon() {
+  const { path, source } = current();
+  return { path, source };
 }

@@ -7,6 +7,8 @@
 //! - [`provider`]: `Provider`, one `AntigravityProvider` per plugin scope.
 //! - [`stream`]: `ChunkStreamHandle`, one generation, handed to JS a batch at a time.
 //! - [`failure`]: the thrown errors' codes, and panics turned into `ACP_INTERNAL`.
+//! - [`user_commands`]: the `antigravity-acp-dsh` binary's commands (`doctor`, `status`,
+//!   `login`, `logout`, `models`), run by the adapter's `user_commands`.
 //! - `bench` (feature `bench`, the benchmark's own build only): `benchDrain`, which drains a
 //!   stream inside Rust.
 //! - `test_hooks` (feature `test-hooks`, the debug addon CI tests): functions that panic or
@@ -26,3 +28,4 @@ pub mod stream;
 pub mod test_hooks;
 #[cfg(feature = "test-hooks")]
 pub mod test_overrides;
+pub mod user_commands;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use antigravity_acp::contract::{GenerateOptions, LlmAdapter, ResolvedImage};
-use antigravity_acp::{AntigravityProvider, PluginConfig};
+use antigravity_acp::{AdapterConfig, AntigravityProvider, PluginConfig};
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +20,19 @@ use crate::stream::ChunkStreamHandle;
 #[napi]
 pub struct Provider {
     inner: Arc<AntigravityProvider>,
+}
+
+/// The adapter's configuration from the plugin's `Config` as JSON: the one path every
+/// config takes (the plugin's and the `antigravity-acp-dsh` binary's). A refused config
+/// throws `ACP_INVALID_CONFIG`, the message naming the field.
+pub(crate) fn read_config(config_json: &str) -> Result<AdapterConfig> {
+    #[cfg_attr(not(feature = "test-hooks"), allow(unused_mut))]
+    let mut config = PluginConfig::from_json(config_json)
+        .and_then(PluginConfig::into_adapter_config)
+        .map_err(|error| thrown(INVALID_CONFIG, error.to_string()))?;
+    #[cfg(feature = "test-hooks")]
+    crate::test_overrides::apply(&mut config)?;
+    Ok(config)
 }
 
 /// A request read from JS: the options (without `signal`) and the image bytes the glue
@@ -52,14 +65,8 @@ impl Provider {
     #[napi(constructor)]
     pub fn new(config_json: String) -> Result<Self> {
         guard(|| {
-            #[cfg_attr(not(feature = "test-hooks"), allow(unused_mut))]
-            let mut config = PluginConfig::from_json(&config_json)
-                .and_then(PluginConfig::into_adapter_config)
-                .map_err(|error| thrown(INVALID_CONFIG, error.to_string()))?;
-            #[cfg(feature = "test-hooks")]
-            crate::test_overrides::apply(&mut config)?;
             Ok(Self {
-                inner: Arc::new(AntigravityProvider::new(config)),
+                inner: Arc::new(AntigravityProvider::new(read_config(&config_json)?)),
             })
         })
     }

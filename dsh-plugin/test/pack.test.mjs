@@ -20,14 +20,16 @@
 // a user layer configuring the server, by package name, and runs a turn. Each child prints
 // the chunks it received, which the test reads through the stream checker and DSH's
 // BlockAssembler, and asserts before it exits that the plugin's disposal left no fake
-// process and no scratch directory. The host gets no `@deepseek-ai/schemastery` of its own:
+// process and no scratch directory. (3) The package's binary runs as DSH users run it, `npx
+// antigravity-acp-dsh` or `pnpm exec antigravity-acp-dsh` from the host folder on the test's
+// Node: `doctor` finds the addon in the platform package and DSH in the host. The host gets no `@deepseek-ai/schemastery` of its own:
 // the installed package must bring every bare import of its files (dependencies or peers).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
@@ -183,6 +185,37 @@ function freshHost(t, prefix) {
 }
 
 /**
+ * The package's binary in an installed host, through the host's package manager (`npx` or
+ * `pnpm exec`), on the test's Node (first on PATH, as DSH's own Node is where DSH runs):
+ * `doctor` and `status` against the fake.
+ * @param {string} host - the host folder, the plugin installed.
+ * @param {ReturnType<typeof fakeServer>} fake
+ * @param {string[]} launcher - the command and arguments before the binary's name.
+ * @param {NodeJS.ProcessEnv} [baseEnv] - the environment to start from.
+ */
+async function runBin(host, fake, launcher, baseEnv = process.env) {
+  const config = JSON.stringify({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow });
+  const env = { ...baseEnv, PATH: `${dirname(process.execPath)}${delimiter}${baseEnv.PATH ?? ''}` };
+  const [command, ...before] = launcher;
+  const doctor = await run(command, [...before, 'antigravity-acp-dsh', 'doctor', '--json', '--config', config], { cwd: host, env, timeout: 60_000 }).catch(
+    (error) => error,
+  );
+  const report = JSON.parse(doctor.stdout);
+  const check = (id) => report.checks.find((c) => c.id === id);
+  assert.deepEqual(
+    [check('platform').status, check('platform').brief],
+    ['ok', packageName(TAG)],
+    `the binary loaded the installed platform package: ${check('platform').detail}`,
+  );
+  assert.equal(check('node').detail, `Node ${process.versions.node} (^22.19 || >=24)`, "the binary ran on the host's Node");
+  assert.equal(check('dsh').status, 'ok', `DSH resolved from the host folder: ${check('dsh').detail}`);
+  assert.equal(check('signIn').status, 'ok', check('signIn').detail);
+  assert.equal(doctor.code ?? 0, report.exitCode, 'the binary exits with the report\'s code');
+  const status = await run(command, [...before, 'antigravity-acp-dsh', 'status', '--config', config], { cwd: host, env, timeout: 60_000 }).catch((error) => error);
+  assert.match(status.stdout, /^install: skip .*; sign-in: ok \(signed in\); confinement: /);
+}
+
+/**
  * Both children in an installed host: the host script's turn (its addon must be `expectedAddon`)
  * and DSH's boot from the bundle patch.
  * @param {string} host - the host folder, the plugin installed.
@@ -230,12 +263,14 @@ test('the packed tarballs install with npm into a fresh host and run a text turn
   assert.equal(shipped.exports['.'].types, './index.d.ts');
   assert.ok(existsSync(join(installed, 'index.d.ts')), 'the declarations are shipped');
   const declared = new Set(Object.keys({ ...shipped.dependencies, ...shipped.peerDependencies }));
-  const modules = ['index.js', ...readdirSync(join(installed, 'lib')).filter((f) => f.endsWith('.js')).map((f) => join('lib', f))];
+  const modules = ['index.js', join('bin', 'antigravity-acp-dsh.js'), ...readdirSync(join(installed, 'lib')).filter((f) => f.endsWith('.js')).map((f) => join('lib', f))];
   const sources = ['index.d.ts', ...modules];
   const imported = new Set(sources.flatMap((file) => bareImports(readFileSync(join(installed, file), 'utf8'))));
   assert.ok(imported.has('@deepseek-ai/schemastery'), 'the import scan sees lib/config.js');
   assert.deepEqual([...imported].filter((name) => !declared.has(name)), [], 'every package the shipped files import is a dependency or a peer');
   await runTurns(host, fake, join(host, 'node_modules', packageName(TAG), addonFile(TAG)));
+  assert.ok(existsSync(join(host, 'node_modules', '.bin', 'antigravity-acp-dsh')), 'npm linked the binary');
+  await runBin(host, fake, ['npx', '--no']);
 });
 
 test('the packed tarballs install with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn', { skip, timeout: 240_000 }, async (t) => {
@@ -263,6 +298,7 @@ test('the packed tarballs install with pnpm (no install scripts) into a fresh ho
   const beside = join(dirname(installed), packageName(TAG));
   assert.ok(existsSync(beside), 'pnpm installed the platform package as the plugin\'s optional dependency');
   await runTurns(host, fake, join(beside, addonFile(TAG)));
+  await runBin(host, fake, [process.execPath, PNPM, 'exec'], env);
 
   writeFileSync(join(host, 'consumer.ts'), CONSUMER);
   const types = join(root, 'node_modules', '@types');

@@ -8,7 +8,8 @@
 //! - removing those sessions' files once the process is done (never while it runs, so
 //!   no live server's open SQLite files are pulled from under it, on any system);
 //! - [`sweep`]: a provider's start removes what a crashed DSH process left, but only
-//!   under ledgers it can lock (their owner is gone: the kernel released its lock).
+//!   under ledgers it can lock (their owner is gone: the kernel released its lock);
+//!   [`leftovers`] counts what it would remove (`antigravity-acp-dsh doctor`).
 //!
 //! It touches no file whose name it did not derive from a session id it recorded, and
 //! only ids made of letters, digits, `-` and `_` name files at all.
@@ -186,6 +187,57 @@ fn sessions_in(home: &Path, scratch: &Path) -> Vec<String> {
 /// ledger. A ledger still locked belongs to a live process and is left as it is; so is a
 /// ledger with no complete `home` line (its owner may be between making and locking it).
 pub(crate) fn sweep(scratch_root: &Path) {
+    for_each_dead_ledger(scratch_root, |dead| {
+        for id in &dead.sessions {
+            remove_session(&dead.home, id);
+        }
+        for id in sessions_in(&dead.home, dead.scratch) {
+            remove_session(&dead.home, &id);
+        }
+        if dead.scratch.is_dir()
+            && let Err(error) = std::fs::remove_dir_all(dead.scratch)
+        {
+            tracing::warn!(kind = ?error.kind(), "could not remove a crashed server's scratch folder");
+        }
+        remove_quietly(dead.ledger);
+        tracing::info!(
+            sessions = dead.sessions.len(),
+            "swept a crashed process's sessions"
+        );
+    });
+}
+
+/// What the next [`sweep`] of a scratch root would remove, counted (nothing is changed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Leftovers {
+    /// The ledgers of processes that are gone.
+    pub(crate) ledgers: usize,
+    /// The sessions those ledgers record.
+    pub(crate) sessions: usize,
+}
+
+/// Counts what processes that are gone left in `scratch_root`: the ledgers [`sweep`] would
+/// remove and the sessions they record. Reads only; a live owner's ledger is not counted.
+pub(crate) fn leftovers(scratch_root: &Path) -> Leftovers {
+    let mut found = Leftovers::default();
+    for_each_dead_ledger(scratch_root, |dead| {
+        found.ledgers += 1;
+        found.sessions += dead.sessions.len();
+    });
+    found
+}
+
+/// A ledger whose owner is gone, while its lock is held.
+struct DeadLedger<'a> {
+    ledger: &'a Path,
+    scratch: &'a Path,
+    home: PathBuf,
+    sessions: Vec<String>,
+}
+
+/// Calls `visit` for every ledger in `scratch_root` whose lock can be taken and whose
+/// `home` line is complete, holding its lock meanwhile.
+fn for_each_dead_ledger(scratch_root: &Path, mut visit: impl FnMut(DeadLedger<'_>)) {
     let Ok(entries) = std::fs::read_dir(scratch_root) else {
         return;
     };
@@ -198,40 +250,30 @@ pub(crate) fn sweep(scratch_root: &Path) {
         if !folder.starts_with(SCRATCH_PREFIX) || !entry.path().is_file() {
             continue;
         }
-        sweep_one(&entry.path(), &scratch_root.join(folder));
+        let ledger = entry.path();
+        let Ok(mut file) = OpenOptions::new().read(true).write(true).open(&ledger) else {
+            continue;
+        };
+        if file.try_lock().is_err() {
+            continue;
+        }
+        let mut text = String::new();
+        if file.read_to_string(&mut text).is_err() {
+            continue;
+        }
+        let Some((home, sessions)) = parse_ledger(&text) else {
+            continue;
+        };
+        let scratch = scratch_root.join(folder);
+        visit(DeadLedger {
+            ledger: &ledger,
+            scratch: &scratch,
+            home,
+            sessions,
+        });
+        // The lock goes with the handle, after the visit.
+        drop(file);
     }
-}
-
-fn sweep_one(ledger: &Path, scratch: &Path) {
-    let Ok(mut file) = OpenOptions::new().read(true).write(true).open(ledger) else {
-        return;
-    };
-    if file.try_lock().is_err() {
-        return;
-    }
-    let mut text = String::new();
-    if file.read_to_string(&mut text).is_err() {
-        return;
-    }
-    let Some((home, sessions)) = parse_ledger(&text) else {
-        return;
-    };
-    for id in &sessions {
-        remove_session(&home, id);
-    }
-    for id in sessions_in(&home, scratch) {
-        remove_session(&home, &id);
-    }
-    if scratch.is_dir()
-        && let Err(error) = std::fs::remove_dir_all(scratch)
-    {
-        tracing::warn!(kind = ?error.kind(), "could not remove a crashed server's scratch folder");
-    }
-    remove_quietly(ledger);
-    tracing::info!(
-        sessions = sessions.len(),
-        "swept a crashed process's sessions"
-    );
 }
 
 /// The home and the session ids of a ledger whose `home` line is complete.

@@ -2,7 +2,9 @@
 //! group on Unix, a Job Object that kills on close on Windows, both through
 //! `process-wrap`), runs confined by the kernel as its launch line's plan says
 //! (`confine`), gets a private `TMPDIR` inside its scratch root, its stdin and stdout
-//! carry ACP, its stderr is kept as a bounded tail that is never logged, and its shutdown
+//! carry ACP, its stderr is kept as a bounded tail that is never logged (only
+//! `antigravity-acp-dsh login` reads one line of it, the sign-in URL the server prints, to
+//! show on the user's own terminal: [`ManagedProcess::stderr_line_after`]), and its shutdown
 //! ends the whole tree (launchers and helpers included), not just the parent. No signal
 //! but the final kill is ever sent: stopping is "close stdin, wait the grace, kill the
 //! tree" on every system.
@@ -16,6 +18,7 @@ use std::time::Duration;
 use process_wrap::tokio::{ChildWrapper, CommandWrap};
 use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::confine::{Enforcement, Prepared};
@@ -52,6 +55,8 @@ pub(crate) struct ManagedProcess {
     /// The server, wrapped so that a kill reaches its whole tree.
     child: Box<dyn ChildWrapper>,
     stderr_tail: Arc<Mutex<StderrTail>>,
+    /// Marked changed by every stderr chunk.
+    stderr_seen: watch::Receiver<()>,
     stderr_task: Option<JoinHandle<()>>,
     confinement: Enforcement,
 }
@@ -106,13 +111,16 @@ impl ManagedProcess {
         let stdout = child.stdout().take().ok_or_else(missing)?;
         let stderr = child.stderr().take().ok_or_else(missing)?;
         let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
+        let (seen, stderr_seen) = watch::channel(());
         let stderr_task = tokio::spawn(crate::diagnostics::counted(drain_stderr(
             stderr,
             stderr_tail.clone(),
+            seen,
         )));
         let process = Self {
             child,
             stderr_tail,
+            stderr_seen,
             stderr_task: Some(stderr_task),
             confinement: enforcement,
         };
@@ -127,6 +135,22 @@ impl ManagedProcess {
     /// The number of stderr bytes currently kept (the text itself stays private).
     pub(crate) fn stderr_tail_len(&self) -> usize {
         self.stderr_tail.lock().map_or(0, |tail| tail.bytes.len())
+    }
+
+    /// Changes whenever the server writes to stderr; closed once stderr is.
+    pub(crate) fn stderr_updates(&self) -> watch::Receiver<()> {
+        self.stderr_seen.clone()
+    }
+
+    /// The text after `marker` on the last complete stderr line (within the kept tail)
+    /// that holds it, trimmed. For `login` only, which shows the sign-in URL to the user;
+    /// never logged.
+    pub(crate) fn stderr_line_after(&self, marker: &str) -> Option<String> {
+        let tail = self.stderr_tail.lock().ok()?;
+        let (front, back) = tail.bytes.as_slices();
+        let bytes = [front, back].concat();
+        drop(tail);
+        line_after(&String::from_utf8_lossy(&bytes), marker)
     }
 
     /// Ends the server: waits up to `grace` for it to exit on its own (its stdin should
@@ -192,7 +216,23 @@ impl Drop for ManagedProcess {
     }
 }
 
-async fn drain_stderr(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+/// The text after `marker` on the last complete line (one that ends with a newline) of
+/// `text` that holds it, trimmed; `None` when there is none or nothing follows it.
+fn line_after(text: &str, marker: &str) -> Option<String> {
+    let complete = &text[..text.rfind('\n')?];
+    complete
+        .lines()
+        .rev()
+        .find_map(|line| line.split_once(marker).map(|(_, rest)| rest.trim()))
+        .filter(|rest| !rest.is_empty())
+        .map(str::to_owned)
+}
+
+async fn drain_stderr(
+    mut stderr: tokio::process::ChildStderr,
+    tail: Arc<Mutex<StderrTail>>,
+    seen: watch::Sender<()>,
+) {
     let mut buffer = vec![0u8; 8192];
     loop {
         match stderr.read(&mut buffer).await {
@@ -201,6 +241,7 @@ async fn drain_stderr(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<S
                 if let (Ok(mut tail), Some(chunk)) = (tail.lock(), buffer.get(..n)) {
                     tail.push(chunk);
                 }
+                seen.send_replace(());
             }
         }
     }
@@ -313,6 +354,52 @@ mod tests {
             done.exists(),
             "the server was killed before its grace ran out"
         );
+        Ok(())
+    }
+
+    /// Only a complete line counts, the last one holding the marker wins, and nothing
+    /// after the marker is no line.
+    #[test]
+    fn the_line_after_a_marker_is_read_from_complete_lines_only() {
+        let marker = "link: ";
+        assert_eq!(
+            line_after("noise\nlink: https://a\nmore\n", marker).as_deref(),
+            Some("https://a")
+        );
+        assert_eq!(
+            line_after("link: https://a\nlink: https://b \n", marker).as_deref(),
+            Some("https://b")
+        );
+        assert_eq!(line_after("link: https://partial", marker), None);
+        assert_eq!(
+            line_after("link: https://a\nlink: https://partial", marker).as_deref(),
+            Some("https://a")
+        );
+        assert_eq!(line_after("link: \n", marker), None);
+        assert_eq!(line_after("nothing here\n", marker), None);
+    }
+
+    /// The server's stderr line is found while it runs, and every write is announced.
+    #[tokio::test]
+    async fn a_stderr_line_is_found_once_written() -> crate::TestResult {
+        use tokio::io::AsyncWriteExt;
+        let dir = tempfile::tempdir()?;
+        let command = shell("read x; echo \"Open: https://example/x\" >&2; exec sleep 300");
+        let (process, mut pipes) = ManagedProcess::spawn(&command, dir.path())?;
+        let mut updates = process.stderr_updates();
+        assert_eq!(process.stderr_line_after("Open: "), None);
+        pipes.stdin.write_all(b"go\n").await?;
+        let found = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let Some(line) = process.stderr_line_after("Open: ") {
+                    return Ok::<_, watch::error::RecvError>(line);
+                }
+                updates.changed().await?;
+            }
+        })
+        .await??;
+        assert_eq!(found, "https://example/x");
+        bounded_shutdown(process, Duration::from_millis(50)).await?;
         Ok(())
     }
 

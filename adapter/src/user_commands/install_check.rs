@@ -1,0 +1,135 @@
+//! The install check of `doctor` and `status`, through the installer's public API
+//! ([`Installer`]): for the pinned build, whether it is there, its archive digest against
+//! the pin (or the `sha256` override) and its launch line (the archive's server and
+//! harness), every file hashed in full (`doctor`) or the quick check every launch runs
+//! (`status`). Nothing is downloaded unless asked (`doctor --install`, [`Installer::ensure`]).
+//! An explicit `server` command has no install to check.
+
+use crate::config::{AdapterConfig, ServerSource};
+use crate::install::{Installer, Receipt};
+
+use super::report::{Check, CheckStatus};
+
+/// How deep the check looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Depth {
+    /// The launch's quick check (`status`).
+    Quick,
+    /// Every file hashed (`doctor`).
+    Full,
+}
+
+/// The fix for a missing or broken install.
+const INSTALL_FIX: &str = "antigravity-acp-dsh doctor --install (downloads the pinned 1.3.0 \
+                           build once, checks it against its pinned digest, repairs a broken one)";
+
+/// Whether the server comes from an install (and so the install must pass for it to start).
+pub(crate) fn uses_install(config: &AdapterConfig) -> bool {
+    matches!(config.server, ServerSource::Installed(_))
+}
+
+/// Checks the install (`install`: make it first, as a launch would).
+pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install: bool) -> Check {
+    let options = match &config.server {
+        ServerSource::Command(command) => {
+            return Check::new(
+                "install",
+                CheckStatus::Skip,
+                "explicit server command",
+                format!(
+                    "not used: the config names a server command ({})",
+                    command.program.display()
+                ),
+            );
+        }
+        ServerSource::Installed(options) => options.clone(),
+    };
+    let installer = match Installer::new(options) {
+        Ok(installer) => installer,
+        Err(error) => {
+            return Check::new(
+                "install",
+                CheckStatus::Fail,
+                "cannot install here",
+                format!("no install is possible: {error} ({})", error.reason()),
+            )
+            .fix("name a server command (--server) or a cacheDir the user can write");
+        }
+    };
+    if install && let Err(error) = installer.ensure().await {
+        return Check::new(
+            "install",
+            CheckStatus::Fail,
+            "install failed",
+            format!("the install failed: {error} ({})", error.reason()),
+        )
+        .fix("check the network (or the registry and sha256 settings), then run it again");
+    }
+    let pin = if config_has_override(config) {
+        "the sha256 override"
+    } else {
+        "the built-in 1.3.0 pin"
+    };
+    let found = match depth {
+        Depth::Quick => installer.check().await.map(|server| server.dir),
+        Depth::Full => {
+            let verified = installer.verify().await;
+            match verified.differences.split_first() {
+                None => Ok(verified.dir),
+                Some((first, [])) => Err(first.clone()),
+                Some((first, rest)) => Err(format!("{first} (and {} more)", rest.len())),
+            }
+        }
+    };
+    let dir = installer.cache_dir().join(crate::install::CURRENT_DIR);
+    match found {
+        Ok(dir) => {
+            let digest = Receipt::read(&dir)
+                .map(|receipt| short(&receipt.archive_sha256))
+                .unwrap_or_default();
+            let how = match depth {
+                Depth::Quick => "its receipt, sizes, modes and file identities checked",
+                Depth::Full => "every file hashed against its receipt",
+            };
+            Check::new(
+                "install",
+                CheckStatus::Ok,
+                "installed",
+                format!(
+                    "the pinned server at {} ({how}; archive sha256 {digest}, as {pin} says; \
+                     it launches the archive's server)",
+                    dir.display()
+                ),
+            )
+        }
+        Err(why) if Receipt::read(&dir).is_err() => Check::new(
+            "install",
+            CheckStatus::Fail,
+            "not installed",
+            format!(
+                "the pinned server is not installed in {} ({why})",
+                dir.display()
+            ),
+        )
+        .fix(INSTALL_FIX),
+        Err(why) => Check::new(
+            "install",
+            CheckStatus::Fail,
+            "broken",
+            format!("the install at {} fails its check: {why}", dir.display()),
+        )
+        .fix(INSTALL_FIX),
+    }
+}
+
+fn config_has_override(config: &AdapterConfig) -> bool {
+    matches!(&config.server, ServerSource::Installed(options) if options.sha256_override.is_some())
+}
+
+/// The first 12 hex digits of a digest, then an ellipsis.
+fn short(digest: &str) -> String {
+    match digest.get(..12) {
+        Some(head) if digest.len() > 12 => format!("{head}…"),
+        _ => digest.to_owned(),
+    }
+}

@@ -1,0 +1,144 @@
+//! The leftovers check of `doctor`: the session ledgers that server processes which are
+//! gone (a crashed or killed DSH) left in the scratch root, with the sessions they record
+//! (their conversations still on disk in the server's home, B08). The adapter's sweep
+//! removes them when a provider first launches a server; `doctor --clean` runs that sweep
+//! now. Counting and sweeping are `server::conversations`'; a live process's ledger is
+//! never counted or touched.
+
+use std::path::PathBuf;
+
+use crate::config::AdapterConfig;
+use crate::server::{Leftovers, conversation_leftovers, sweep_conversations};
+
+use super::report::{Check, CheckStatus};
+
+/// The scratch root the adapter uses under `config`.
+fn scratch_root(config: &AdapterConfig) -> PathBuf {
+    config
+        .scratch_root
+        .clone()
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Counts the leftovers, after sweeping them when `clean`.
+pub(crate) async fn leftovers_check(config: &AdapterConfig, clean: bool) -> Check {
+    let root = scratch_root(config);
+    let counted = tokio::task::spawn_blocking(move || {
+        let before = conversation_leftovers(&root);
+        if clean && before.ledgers > 0 {
+            sweep_conversations(&root);
+        }
+        (before, conversation_leftovers(&root), root)
+    })
+    .await;
+    match counted {
+        Ok((before, after, root)) => judge(before, after, clean, &root),
+        Err(_) => Check::new(
+            "leftovers",
+            CheckStatus::Warn,
+            "not counted",
+            "the count of leftover sessions did not complete",
+        ),
+    }
+}
+
+fn judge(before: Leftovers, after: Leftovers, clean: bool, root: &std::path::Path) -> Check {
+    let root = root.display();
+    let swept = before.ledgers.saturating_sub(after.ledgers);
+    if after.ledgers == 0 {
+        let detail = if clean && swept > 0 {
+            format!(
+                "swept {swept} ledger(s) of ended processes ({} session(s)) from {root}",
+                before.sessions
+            )
+        } else {
+            format!("no sessions of ended processes are left in {root}")
+        };
+        return Check::new("leftovers", CheckStatus::Ok, "none", detail);
+    }
+    let detail = format!(
+        "{} ledger(s) of ended processes in {root} still record {} session(s) whose files \
+         are in the server's home; the adapter sweeps them when it next starts a server",
+        after.ledgers, after.sessions
+    );
+    let check = Check::new(
+        "leftovers",
+        CheckStatus::Warn,
+        format!("{} left", after.sessions),
+        detail,
+    );
+    if clean {
+        check.fix("remove the ledgers named above by hand: the sweep could not")
+    } else {
+        check.fix("antigravity-acp-dsh doctor --clean (sweeps them now)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// A ledger of an ended process (nobody holds its lock) recording `sessions` in `home`.
+    fn plant_dead_ledger(
+        root: &Path,
+        name: &str,
+        home: &Path,
+        sessions: &[&str],
+    ) -> crate::TestResult {
+        let mut text = format!("home {}\n", home.display());
+        for id in sessions {
+            text.push_str(&format!("session {id}\n"));
+        }
+        std::fs::write(root.join(format!("antigravity-acp-{name}.sessions")), text)?;
+        std::fs::create_dir(root.join(format!("antigravity-acp-{name}")))?;
+        Ok(())
+    }
+
+    /// Dead owners' ledgers are counted with their sessions, a locked one is not; `clean`
+    /// sweeps the dead ones and reports what it swept.
+    #[tokio::test]
+    async fn leftovers_are_counted_and_swept_on_request() -> crate::TestResult {
+        let root = tempfile::tempdir()?;
+        let home = root.path().join("home");
+        plant_dead_ledger(root.path(), "aaaaaa", &home, &["s1", "s2"])?;
+        plant_dead_ledger(root.path(), "bbbbbb", &home, &["s3"])?;
+        let live = root.path().join("antigravity-acp-cccccc.sessions");
+        std::fs::write(&live, format!("home {}\nsession s4\n", home.display()))?;
+        let held = std::fs::File::open(&live)?;
+        held.lock()?;
+        let config = AdapterConfig {
+            scratch_root: Some(root.path().to_path_buf()),
+            ..AdapterConfig::default()
+        };
+        let counted = leftovers_check(&config, false).await;
+        assert_eq!(counted.status, CheckStatus::Warn);
+        assert_eq!(counted.brief, "3 left");
+        assert!(counted.detail.contains("2 ledger(s)"), "{}", counted.detail);
+        assert!(
+            counted
+                .fix
+                .as_deref()
+                .is_some_and(|f| f.contains("--clean"))
+        );
+        assert!(
+            root.path().join("antigravity-acp-aaaaaa.sessions").exists(),
+            "counting removed a ledger"
+        );
+        let cleaned = leftovers_check(&config, true).await;
+        assert_eq!(cleaned.status, CheckStatus::Ok, "{cleaned:?}");
+        assert!(
+            cleaned.detail.contains("swept 2 ledger(s)"),
+            "{}",
+            cleaned.detail
+        );
+        assert!(live.exists(), "a live owner's ledger was swept");
+        let again = leftovers_check(&config, true).await;
+        assert_eq!(again.status, CheckStatus::Ok);
+        assert!(again.detail.starts_with("no sessions"), "{}", again.detail);
+        assert!(!root.path().join("antigravity-acp-aaaaaa.sessions").exists());
+        drop(held);
+        Ok(())
+    }
+}

@@ -1,0 +1,174 @@
+//! The `antigravity-acp-dsh` binary's commands (`bin/antigravity-acp-dsh.js`), converted and
+//! nothing else: the config row's JSON through the plugin's own path
+//! (`provider::read_config`), the Node side's facts and the command's options from
+//! JSON, and the adapter's [`CommandOutput`] (`{exitCode, text, report}`) back as JSON. The
+//! commands themselves are `antigravity_acp::user_commands`.
+//!
+//! - `runUserCommand(command, configJson, hostJson, optionsJson)`: `doctor`, `status`,
+//!   `logout` or `models`, resolving to the envelope of its output.
+//! - `startLogin(configJson, optionsJson)`: a [`LoginHandle`] whose `nextEvent()` yields
+//!   the sign-in URL once the server prints it (`{kind: "url", url, port, forward,
+//!   text}`), then the output (`{kind: "done", output}`), then `null`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use antigravity_acp::contract::LlmErrorCode;
+use antigravity_acp::user_commands::{
+    self, CommandOutput, DoctorOptions, HostFacts, LoginOptions, SignInUrl,
+};
+use napi_derive::napi;
+use serde::Deserialize;
+use tokio::sync::{Mutex, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
+
+use crate::failure::{Result, envelope, from_json, guard, thrown, to_json};
+use crate::provider::read_config;
+
+/// What the binary's flags ask of a command (each only where it applies).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    quick: bool,
+    #[serde(default)]
+    install: bool,
+    #[serde(default)]
+    clean: bool,
+    method: Option<String>,
+    wait_secs: Option<u64>,
+}
+
+/// Runs `doctor`, `status`, `logout` or `models`; resolves to the envelope of its
+/// `CommandOutput`. A refused config is `ACP_INVALID_CONFIG`; an unknown command or
+/// options that are not the binary's `ACP_INVALID_REQUEST`.
+#[napi]
+pub async fn run_user_command(
+    command: String,
+    config_json: String,
+    host_json: String,
+    options_json: String,
+) -> napi::Result<String> {
+    envelope(async move {
+        let config = read_config(&config_json)?;
+        let options: Options = from_json("the command's options", &options_json)?;
+        let output = match command.as_str() {
+            "doctor" => {
+                let host: HostFacts = from_json("the host facts", &host_json)?;
+                let asked = DoctorOptions {
+                    quick: options.quick,
+                    install: options.install,
+                    clean: options.clean,
+                };
+                user_commands::doctor(config, &host, asked).await
+            }
+            "status" => user_commands::status(config).await,
+            "logout" => user_commands::logout(config).await,
+            "models" => user_commands::models(config).await,
+            _ => {
+                return Err(thrown(
+                    LlmErrorCode::AcpInvalidRequest,
+                    "not a command of antigravity-acp-dsh (doctor, status, logout, models; login \
+                     has startLogin)",
+                ));
+            }
+        };
+        to_json(&output)
+    })
+    .await
+}
+
+/// One event of a login, as JS reads it.
+#[derive(Debug, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum LoginEvent {
+    /// The sign-in URL, for the user's terminal only.
+    Url(SignInUrl),
+    /// The login's output.
+    Done {
+        /// What to print and the exit code.
+        output: CommandOutput,
+    },
+}
+
+/// A running login (the JS class `LoginHandle`): its events, then `null`.
+#[napi]
+pub struct LoginHandle {
+    events: Arc<Mutex<mpsc::Receiver<String>>>,
+    /// Ends the wait for the sign-in (`cancel`): the login disposes of its server and ends.
+    cancel: CancellationToken,
+    /// Aborted (the server process killed) if the handle goes first.
+    _task: AbortOnDropHandle<()>,
+}
+
+/// Starts `login` (options: `method`, `waitSecs`). A refused config throws
+/// `ACP_INVALID_CONFIG`.
+#[napi]
+pub fn start_login(config_json: String, options_json: String) -> Result<LoginHandle> {
+    guard(|| {
+        let config = read_config(&config_json)?;
+        let options: Options = from_json("the command's options", &options_json)?;
+        let cancel = CancellationToken::new();
+        let asked = LoginOptions {
+            method: options.method,
+            wait: options
+                .wait_secs
+                .map_or(user_commands::DEFAULT_WAIT, Duration::from_secs),
+            cancel: cancel.clone(),
+        };
+        let (sender, events) = mpsc::channel(4);
+        let on_url = {
+            let sender = sender.clone();
+            move |url: SignInUrl| {
+                // The one URL event; a full channel (JS not reading) drops nothing the
+                // login needs: the output follows regardless.
+                if let Ok(json) = serde_json::to_string(&LoginEvent::Url(url)) {
+                    let _sent = sender.try_send(json);
+                }
+            }
+        };
+        let task = napi::bindgen_prelude::within_runtime_if_available(|| {
+            tokio::spawn(async move {
+                let output = user_commands::login(config, asked, on_url).await;
+                if let Ok(json) = serde_json::to_string(&LoginEvent::Done { output }) {
+                    // JS gone: nobody reads the output.
+                    let _sent = sender.send(json).await;
+                }
+            })
+        });
+        Ok(LoginHandle {
+            events: Arc::new(Mutex::new(events)),
+            cancel,
+            _task: AbortOnDropHandle::new(task),
+        })
+    })
+}
+
+#[napi]
+impl LoginHandle {
+    /// The next event as JSON in the envelope, or `null` once the login has ended.
+    #[napi]
+    pub async fn next_event(&self) -> napi::Result<String> {
+        let events = self.events.clone();
+        envelope(async move {
+            Ok(events
+                .lock()
+                .await
+                .recv()
+                .await
+                .unwrap_or_else(|| "null".to_owned()))
+        })
+        .await
+    }
+
+    /// Abandons the sign-in: the login stops waiting, disposes of its server, and its
+    /// output (not signed in) follows.
+    #[napi]
+    pub fn cancel(&self) -> Result<()> {
+        guard(|| {
+            self.cancel.cancel();
+            Ok(())
+        })
+    }
+}
