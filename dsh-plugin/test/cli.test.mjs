@@ -2,11 +2,11 @@
 // package root, where DSH's packages resolve) against the real fake server: each command's
 // output, `--json` shape and exit code, what crossed the wire (the fake's journal), and
 // that nothing it started is left behind. `logout` against a server that does not
-// advertise it uses a stand-in server (the fake always advertises `auth.logout`).
+// advertise it uses the fake's `initialize.logout: false`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fakeServer } from './helpers/fake.mjs';
@@ -216,40 +216,17 @@ test('logout sends ACP logout to a server that advertises it', async (t) => {
   await nothingLeft(fake);
 });
 
-/** A stand-in ACP server whose `initialize` advertises no `logout`; it records each method. */
-const STAND_IN = `
-import { appendFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-const record = process.argv[2];
-for await (const line of createInterface({ input: process.stdin })) {
-  if (!line.trim()) continue;
-  const frame = JSON.parse(line);
-  if (frame.method) appendFileSync(record, frame.method + '\\n');
-  if (frame.id === undefined) continue;
-  const answer = frame.method === 'initialize'
-    ? { result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }
-    : { error: { code: -32601, message: 'Method not found' } };
-  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: frame.id, ...answer }) + '\\n');
-}
-`;
-
 test('logout to a server that does not advertise it sends nothing, says so, and exits 1', async (t) => {
-  const fake = fakeServer({});
-  t.after(() => fake.remove());
-  const script = join(fake.dir, 'stand-in.mjs');
-  const record = join(fake.dir, 'methods.txt');
-  writeFileSync(script, STAND_IN);
-  writeFileSync(record, '');
-  const server = { command: process.execPath, args: [script, record] };
-  const config = { server, scratchRoot: fake.scratchRoot, allowRead: [script], allowWrite: [record] };
-  const { code, stdout } = await cli(['logout', '--json', '--config', JSON.stringify(config)]);
+  // The fake with `initialize.logout: false`: no `auth.logout` in its capabilities.
+  const { fake, config } = fakeFor(t, { initialize: { logout: false } });
+  const { code, stdout } = await cli(['logout', '--json', ...config]);
   const report = JSON.parse(stdout);
   assert.equal(code, 1);
   assert.equal(report.advertised, false);
   assert.equal(report.signedOut, false);
   assert.match(report.error.message, /does not advertise logout/);
-  assert.deepEqual(readFileSync(record, 'utf8').trim().split('\n'), ['initialize'], 'no logout was sent');
-  assert.deepEqual(fake.scratchLeft(), []);
+  assert.deepEqual(fake.methods(), ['initialize'], 'no logout was sent');
+  await nothingLeft(fake);
 });
 
 test('login: the sign-in URL on stderr only, the ssh -L forward in an SSH session without a display; the browser completes it', async (t) => {

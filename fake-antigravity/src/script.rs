@@ -165,6 +165,10 @@ pub struct InitializeScript {
     /// without `oauth-personal` cannot be signed in through `authenticate` by the adapter.
     #[serde(default)]
     pub auth_methods: Option<Vec<String>>,
+    /// Advertise `agentCapabilities.auth.logout` (default true, as 1.3.0; false plays a
+    /// server without ACP `logout`, which then answers it "method not found").
+    #[serde(default = "advertised")]
+    pub logout: bool,
 }
 
 impl Default for InitializeScript {
@@ -172,8 +176,13 @@ impl Default for InitializeScript {
         Self {
             protocol_version: acp_v1(),
             auth_methods: None,
+            logout: true,
         }
     }
+}
+
+fn advertised() -> bool {
+    true
 }
 
 fn acp_v1() -> u64 {

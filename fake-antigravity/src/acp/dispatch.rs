@@ -104,6 +104,13 @@ fn handle_request(
                         .is_some_and(|id| wanted.iter().any(|w| w == id))
                 });
             }
+            if !agent.script.initialize.logout
+                && let Some(capabilities) = result
+                    .pointer_mut("/agentCapabilities")
+                    .and_then(Value::as_object_mut)
+            {
+                capabilities.remove("auth");
+            }
             if agent.script.session_close.advertise
                 && let Some(capabilities) = result
                     .pointer_mut("/agentCapabilities/sessionCapabilities")
@@ -120,7 +127,7 @@ fn handle_request(
                 cx.spawn(async move { reply(responder, authenticate_fully(&agent, &params).await) })
             }
         },
-        "logout" => responder.respond(logout(&agent)),
+        "logout" if agent.script.initialize.logout => responder.respond(logout(&agent)),
         "session/new" => {
             if let Some(code) = agent.script.session_new.error_code {
                 return responder.respond_with_error(Error::new(code, "Internal error"));
