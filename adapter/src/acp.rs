@@ -14,7 +14,7 @@ pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
 pub(crate) use handshake::{
     CatalogueModel, OfferedMethods, ServerInfo, catalogue, choose_model, close_session, initialize,
-    new_session,
+    initialize_answer, new_session,
 };
 pub use native_tools::NATIVE_TOOLS;
 pub(crate) use sign_in::{SignIn, SignInProblem};

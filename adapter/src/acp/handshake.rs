@@ -14,8 +14,9 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, ClientCapabilities, CloseSessionRequest, Implementation,
-    InitializeRequest, McpServer, NewSessionRequest, NewSessionResponse, SessionConfigKind,
-    SessionConfigOption, SessionConfigSelectOptions, SessionId, SetSessionConfigOptionRequest,
+    InitializeRequest, InitializeResponse, McpServer, NewSessionRequest, NewSessionResponse,
+    SessionConfigKind, SessionConfigOption, SessionConfigSelectOptions, SessionId,
+    SetSessionConfigOptionRequest,
 };
 use agent_client_protocol::{Agent, ErrorCode};
 
@@ -65,20 +66,27 @@ impl OfferedMethods {
     }
 }
 
+/// Sends `initialize` and returns the server's whole answer: a server of another ACP
+/// version is named by its version (C05), any other failure by its code.
+pub(crate) async fn initialize_answer(
+    cx: &ConnectionTo<Agent>,
+) -> Result<InitializeResponse, AdapterError> {
+    cx.send_request(
+        InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(ClientCapabilities::new())
+            .client_info(Implementation::new(ADAPTER_ID, env!("CARGO_PKG_VERSION"))),
+    )
+    .block_task()
+    .await
+    .map_err(|e| match negotiated_other_version(&e) {
+        Some(version) => AdapterError::ProtocolVersion(version),
+        None => AdapterError::remote("initialize", &e),
+    })
+}
+
 /// Sends `initialize`, once per process.
 pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, AdapterError> {
-    let init = cx
-        .send_request(
-            InitializeRequest::new(ProtocolVersion::V1)
-                .client_capabilities(ClientCapabilities::new())
-                .client_info(Implementation::new(ADAPTER_ID, env!("CARGO_PKG_VERSION"))),
-        )
-        .block_task()
-        .await
-        .map_err(|e| match negotiated_other_version(&e) {
-            Some(version) => AdapterError::ProtocolVersion(version),
-            None => AdapterError::remote("initialize", &e),
-        })?;
+    let init = initialize_answer(cx).await?;
     Ok(ServerInfo {
         offered: OfferedMethods::from_ids(init.auth_methods.iter().map(|m| m.id().to_string())),
         closes_sessions: init.agent_capabilities.session_capabilities.close.is_some(),

@@ -12,16 +12,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthenticateRequest, ClientCapabilities, Implementation, InitializeRequest, InitializeResponse,
-    LogoutRequest, NewSessionRequest,
+    AuthenticateRequest, InitializeResponse, LogoutRequest, NewSessionRequest,
 };
 use agent_client_protocol::{Error as RemoteError, ErrorCode};
 use tokio::sync::watch;
 
-use crate::acp::AcpConnection;
-use crate::config::{ADAPTER_ID, AdapterConfig};
+use crate::acp::{AcpConnection, initialize_answer};
+use crate::config::AdapterConfig;
 use crate::contract::LlmError;
 use crate::error::AdapterError;
 use crate::server::{
@@ -102,16 +100,7 @@ impl Probe {
 
     async fn initialize(&mut self, pipes: ServerPipes) -> Result<(), AdapterError> {
         let acp = self.acp.insert(AcpConnection::connect(pipes).await?);
-        let answer = acp
-            .cx()
-            .send_request(
-                InitializeRequest::new(ProtocolVersion::V1)
-                    .client_capabilities(ClientCapabilities::new())
-                    .client_info(Implementation::new(ADAPTER_ID, env!("CARGO_PKG_VERSION"))),
-            )
-            .block_task()
-            .await
-            .map_err(|e| initialize_failed(&e))?;
+        let answer = initialize_answer(acp.cx()).await?;
         self.init = Some(answer);
         Ok(())
     }
@@ -240,43 +229,5 @@ impl Probe {
         if let Some(root) = self.root.take() {
             root.remove();
         }
-    }
-}
-
-/// An `initialize` that failed: a server of another ACP version as the adapter's own
-/// handshake names it (the SDK refuses its answer with -32600, its data reading "… peer
-/// negotiated N …"), anything else by its code.
-fn initialize_failed(error: &RemoteError) -> AdapterError {
-    let negotiated = (error.code == ErrorCode::INVALID_REQUEST)
-        .then(|| error.data.as_ref()?.as_str())
-        .flatten()
-        .and_then(|data| data.split_once("peer negotiated "))
-        .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|digits| digits.parse().ok());
-    match negotiated {
-        Some(version) => AdapterError::ProtocolVersion(version),
-        None => AdapterError::remote("initialize", error),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn another_acp_version_is_named_as_the_handshake_names_it() {
-        let refused = RemoteError::new(ErrorCode::INVALID_REQUEST, "Invalid request").data(
-            serde_json::json!("required ACP protocol version 1 but peer negotiated 2; closing"),
-        );
-        let error = initialize_failed(&refused).to_llm_error();
-        assert_eq!(
-            error.code,
-            crate::contract::LlmErrorCode::AcpVersionMismatch
-        );
-        let other = RemoteError::new(ErrorCode::INTERNAL_ERROR, "boom");
-        assert_eq!(
-            initialize_failed(&other).to_llm_error().code,
-            crate::contract::LlmErrorCode::AcpRpcError
-        );
     }
 }

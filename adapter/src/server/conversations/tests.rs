@@ -61,16 +61,7 @@ fn a_disposed_process_leaves_none_of_its_sessions_and_nothing_else_is_touched() 
         "the ledger is beside the scratch folder"
     );
     ledger.remove_all(&scratch);
-    assert_eq!(
-        left(&home),
-        [
-            "other",
-            "other.db",
-            "other.db-shm",
-            "other.db-wal",
-            "other.meta"
-        ]
-    );
+    assert_eq!(left(&home), names_of("other"));
     assert_eq!(
         std::fs::read(home.join(SERVER_DIR).join("acp_token.json"))?,
         b"token"
@@ -79,28 +70,50 @@ fn a_disposed_process_leaves_none_of_its_sessions_and_nothing_else_is_touched() 
     Ok(())
 }
 
-#[test]
-fn an_unanswered_session_is_found_by_its_cwd() -> crate::TestResult {
+/// A home, a scratch folder named `antigravity-acp-<name>` beside it, and its ledger.
+struct Process {
+    root: tempfile::TempDir,
+    home: PathBuf,
+    scratch: PathBuf,
+    ledger: ConversationLedger,
+}
+
+fn process(name: &str) -> Result<Process, test_support::Failure> {
     let root = tempfile::tempdir()?;
     let home = root.path().join("home");
-    let scratch = root.path().join("antigravity-acp-unanswered");
+    let scratch = root.path().join(format!("antigravity-acp-{name}"));
     std::fs::create_dir(&scratch)?;
+    let ledger = ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    Ok(Process {
+        root,
+        home,
+        scratch,
+        ledger,
+    })
+}
+
+/// The five names of the session `id` in `conversations/` and `brain/`, sorted.
+fn names_of(id: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::iter::once(id.to_owned())
+        .chain(SESSION_FILE_ENDINGS.iter().map(|e| format!("{id}{e}")))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_unanswered_session_is_found_by_its_cwd() -> crate::TestResult {
+    let Process {
+        root,
+        home,
+        scratch,
+        mut ledger,
+    } = process("unanswered")?;
     plant_session(&home, "other", &root.path().join("antigravity-acp-another"))?;
-    let mut ledger =
-        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
     ledger.opening();
     plant_session(&home, "lost", &scratch.join("cwd"))?;
     ledger.remove_all(&scratch);
-    assert_eq!(
-        left(&home),
-        [
-            "other",
-            "other.db",
-            "other.db-shm",
-            "other.db-wal",
-            "other.meta"
-        ]
-    );
+    assert_eq!(left(&home), names_of("other"));
     Ok(())
 }
 
@@ -108,12 +121,12 @@ fn an_unanswered_session_is_found_by_its_cwd() -> crate::TestResult {
 /// has its files found by their `cwd`, though a later session opened fine.
 #[test]
 fn a_session_new_that_failed_is_found_by_its_cwd() -> crate::TestResult {
-    let root = tempfile::tempdir()?;
-    let home = root.path().join("home");
-    let scratch = root.path().join("antigravity-acp-failed");
-    std::fs::create_dir(&scratch)?;
-    let mut ledger =
-        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    let Process {
+        home,
+        scratch,
+        mut ledger,
+        ..
+    } = process("failed")?;
     ledger.opening();
     plant_session(&home, "lost", &scratch.join("cwd1"))?;
     ledger.opened(None);
@@ -127,22 +140,19 @@ fn a_session_new_that_failed_is_found_by_its_cwd() -> crate::TestResult {
 
 #[test]
 fn ids_that_are_not_plain_names_name_no_file() -> crate::TestResult {
-    let root = tempfile::tempdir()?;
-    let home = root.path().join("home");
-    let scratch = root.path().join("antigravity-acp-ids");
-    std::fs::create_dir(&scratch)?;
+    let Process {
+        root,
+        home,
+        scratch,
+        mut ledger,
+    } = process("ids")?;
     plant_session(&home, "kept", &root.path().join("elsewhere"))?;
-    let mut ledger =
-        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
     for id in ["../kept", "", "kept/../kept", "a b", &"x".repeat(129)] {
         ledger.opened(Some(id));
     }
     assert!(ledger.sessions.is_empty(), "{:?}", ledger.sessions);
     ledger.remove_all(&scratch);
-    assert_eq!(
-        left(&home),
-        ["kept", "kept.db", "kept.db-shm", "kept.db-wal", "kept.meta"]
-    );
+    assert_eq!(left(&home), names_of("kept"));
     Ok(())
 }
 
