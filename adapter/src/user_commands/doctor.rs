@@ -81,7 +81,7 @@ fn skipped(why: &str) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfinementMode, ServerCommand};
+    use crate::config::ConfinementMode;
     use crate::user_commands::host::AddonSource;
 
     fn host() -> HostFacts {
@@ -104,7 +104,7 @@ mod tests {
     async fn a_server_that_exits_at_once_fails_doctor() -> crate::TestResult {
         let scratch = tempfile::tempdir()?;
         let config = AdapterConfig {
-            server: ServerCommand {
+            server: crate::config::ServerCommand {
                 program: "sh".into(),
                 args: vec!["-c".into(), "exit 3".into()],
                 env: Vec::new(),
