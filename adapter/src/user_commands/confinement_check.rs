@@ -79,6 +79,10 @@ fn judge(mode: ConfinementMode, decided: Result<Enforcement, String>) -> Check {
             format!(
                 "servers run unconfined: no confinement on this system yet (confinement: {mode})"
             ),
+        )
+        .fix(
+            "the server's own tools stay disabled in every session; for kernel confinement run \
+             DSH on Linux (Landlock) or macOS (Seatbelt)",
         ),
         Err(message) => check(CheckStatus::Fail, "cannot be met".into(), message)
             .fix("set confinement to best_effort, or run on a system that can confine the server"),
@@ -106,6 +110,7 @@ mod tests {
             Enforcement::Off,
             Enforcement::Unavailable,
             Enforcement::SeatbeltUntried,
+            Enforcement::NoConfinementHere,
         ] {
             let check = judge(mode, Ok(weaker));
             assert_eq!(check.status, CheckStatus::Warn, "{weaker:?}");
