@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -73,20 +72,24 @@ impl LifecycleWatch {
     }
 
     fn on_line(&self, line: &[u8], from_client: bool) {
-        let Ok(frame) = serde_json::from_slice::<Value>(line) else {
+        // Only the envelope is read: a prompt's text is skipped, never built into a value.
+        let Ok(frame) = serde_json::from_slice::<Envelope<'_>>(line) else {
             return;
         };
-        let id = frame.get("id").map(Value::to_string);
-        let method = frame.get("method").and_then(Value::as_str);
+        // The id as a value prints it, so that a request and its answer agree however
+        // each side wrote it.
+        let id = frame
+            .id
+            .and_then(|id| serde_json::from_str::<serde_json::Value>(id.get()).ok())
+            .map(|id| id.to_string());
         let mut traffic = self.lock();
         traffic.last_frame = Instant::now();
-        match (from_client, id, method) {
+        match (from_client, id, frame.method.as_deref()) {
             (true, Some(id), Some(method)) => {
                 if method == "session/prompt"
-                    && let Some(session) =
-                        frame.pointer("/params/sessionId").and_then(Value::as_str)
+                    && let Some(session) = frame.params.and_then(|p| p.session_id)
                 {
-                    traffic.prompts.insert(id.clone(), session.to_owned());
+                    traffic.prompts.insert(id.clone(), session.into_owned());
                 }
                 traffic.open.insert(id);
             }
@@ -149,6 +152,24 @@ impl LifecycleWatch {
     }
 }
 
+/// What the watch reads of a JSON-RPC frame.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<EnvelopeParams<'a>>,
+}
+
+/// What the watch reads of a frame's parameters.
+#[derive(Deserialize)]
+struct EnvelopeParams<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<std::borrow::Cow<'a, str>>,
+}
+
 /// A stream whose complete lines the watch sees.
 pub struct Watched<T> {
     inner: T,
@@ -177,15 +198,26 @@ impl<T> Watched<T> {
         }
     }
 
-    fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(newline) = bytes.iter().position(|b| *b == b'\n') {
-            self.partial.extend_from_slice(&bytes[..newline]);
-            let line = std::mem::take(&mut self.partial);
-            self.watch.on_line(&line, self.from_client);
-            bytes = &bytes[newline + 1..];
-        }
-        self.partial.extend_from_slice(bytes);
+    fn feed(&mut self, bytes: &[u8]) {
+        feed_lines(&mut self.partial, bytes, &self.watch, self.from_client);
     }
+}
+
+/// Hands `watch` every line `bytes` completes (the first joined to `partial`, the bytes
+/// of an unfinished line before it); keeps the unfinished rest in `partial`.
+fn feed_lines(partial: &mut Vec<u8>, mut bytes: &[u8], watch: &LifecycleWatch, from_client: bool) {
+    while let Some(newline) = memchr::memchr(b'\n', bytes) {
+        let (line, rest) = bytes.split_at(newline);
+        if partial.is_empty() {
+            watch.on_line(line, from_client);
+        } else {
+            partial.extend_from_slice(line);
+            watch.on_line(partial, from_client);
+            partial.clear();
+        }
+        bytes = rest.get(1..).unwrap_or_default();
+    }
+    partial.extend_from_slice(bytes);
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
@@ -195,10 +227,11 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = polled {
-            let read = buf.filled()[before..].to_vec();
-            self.feed(&read);
+            let read = buf.filled().get(before..).unwrap_or_default();
+            feed_lines(&mut this.partial, read, &this.watch, this.from_client);
         }
         polled
     }
