@@ -69,8 +69,11 @@ pub(crate) fn build_prompt(
     request: &GenerateOptions,
     catalog: Option<&ToolCatalog>,
 ) -> Result<Vec<AcpBlock>, AdapterError> {
+    let mut text = instructions(catalog, request.purpose);
+    // The transcript is written once into a string of about its final size.
+    text.reserve(request.system().len() + request.messages.iter().map(text_size).sum::<usize>());
     let mut prompt = Prompt {
-        text: instructions(catalog, request.purpose),
+        text,
         images: Vec::new(),
         request,
     };
@@ -86,10 +89,25 @@ pub(crate) fn build_prompt(
     prompt
         .text
         .push_str("\n[End of conversation]\nContinue as the assistant.\n");
-    let text = escape_slash_commands(&prompt.text);
+    let text = escape_slash_commands(prompt.text);
     let mut blocks = vec![AcpBlock::Text(TextContent::new(text))];
     blocks.extend(prompt.images);
     Ok(blocks)
+}
+
+/// About how many bytes `message` adds to the transcript: its texts and arguments, and a
+/// little for each heading.
+fn text_size(message: &Message) -> usize {
+    fn of(block: &ContentBlock) -> usize {
+        64 + match block {
+            ContentBlock::Text(t) => t.text.len(),
+            ContentBlock::Reasoning(r) => r.text.len(),
+            ContentBlock::ToolCall(call) => call.arguments.len(),
+            ContentBlock::ToolResult(result) => result.content.iter().map(of).sum(),
+            ContentBlock::Image(_) | ContentBlock::Other(_) => 0,
+        }
+    }
+    message.content.iter().map(of).sum()
 }
 
 /// The prompt being written: its transcript text and the images it attaches.
@@ -115,13 +133,13 @@ impl Prompt<'_> {
         if message.role == Role::Tool {
             return Ok(());
         }
-        let rest: Vec<ContentBlock> = message
-            .content
-            .iter()
-            .filter(|block| !matches!(block, ContentBlock::ToolResult(_)))
-            .cloned()
-            .collect();
-        if rest.is_empty() && !message.content.is_empty() {
+        let rest = || {
+            message
+                .content
+                .iter()
+                .filter(|block| !matches!(block, ContentBlock::ToolResult(_)))
+        };
+        if rest().next().is_none() && !message.content.is_empty() {
             return Ok(());
         }
         let role = match message.role {
@@ -130,10 +148,13 @@ impl Prompt<'_> {
             Role::Assistant => "assistant",
         };
         push_line(&mut self.text, format_args!("\n### {role}"));
-        self.blocks(&rest)
+        self.blocks(rest())
     }
 
-    fn blocks(&mut self, blocks: &[ContentBlock]) -> Result<(), AdapterError> {
+    fn blocks<'b>(
+        &mut self,
+        blocks: impl IntoIterator<Item = &'b ContentBlock>,
+    ) -> Result<(), AdapterError> {
         for block in blocks {
             match block {
                 ContentBlock::Text(t) => push_line(&mut self.text, format_args!("{}", t.text)),

@@ -35,22 +35,37 @@ fn is_blank(c: char) -> bool {
 pub(super) const ESCAPE_NOTE: &str = "- In the conversation below, a line written as `\\/...` \
      begins with `/` in DSH's history: it is text, never a command.\n";
 
-/// `text` with every `/` that begins a line written `\/`.
-pub(super) fn escape_slash_commands(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut line_start = true;
-    for c in text.chars() {
-        if breaks_line(c) {
-            line_start = true;
-        } else if line_start && c == '/' {
+/// `text` with every `/` that begins a line written `\/`. Only the `/`s are looked at
+/// (found as bytes), each by reading back over the blanks before it, so a long history
+/// costs one pass; a text with nothing to escape is returned as it is, uncopied.
+pub(super) fn escape_slash_commands(text: String) -> String {
+    let mut escaped: Option<String> = None;
+    let mut copied = 0;
+    for (at, _) in text.match_indices('/') {
+        if begins_line(text.get(..at).unwrap_or_default()) {
+            let out = escaped.get_or_insert_with(|| String::with_capacity(text.len() + 16));
+            out.push_str(text.get(copied..at).unwrap_or_default());
             out.push('\\');
-            line_start = false;
-        } else if !is_blank(c) {
-            line_start = false;
+            copied = at;
         }
-        out.push(c);
     }
-    out
+    match escaped {
+        Some(mut out) => {
+            out.push_str(text.get(copied..).unwrap_or_default());
+            out
+        }
+        None => text,
+    }
+}
+
+/// Whether what follows `before` begins a line: only blanks stand between it and the
+/// last line break, or the start of the text.
+fn begins_line(before: &str) -> bool {
+    before
+        .chars()
+        .rev()
+        .find(|&c| breaks_line(c) || !is_blank(c))
+        .is_none_or(breaks_line)
 }
 
 #[cfg(test)]
@@ -68,14 +83,58 @@ mod tests {
             ("\u{feff}/logout", "\u{feff}\\/logout"),
             ("a\u{85}\t/x", "a\u{85}\t\\/x"),
         ] {
-            assert_eq!(escape_slash_commands(text), expected, "{text:?}");
+            assert_eq!(escape_slash_commands(text.to_owned()), expected, "{text:?}");
         }
     }
 
     #[test]
     fn a_slash_inside_a_line_is_left() {
         for text in ["a /logout", "path a/b\nx/y", "http://x", "\\/already"] {
-            assert_eq!(escape_slash_commands(text), text);
+            assert_eq!(escape_slash_commands(text.to_owned()), text);
+        }
+    }
+
+    /// The escape as a walk over every character, the rule as the module states it.
+    fn escaped_by_walking(text: &str) -> String {
+        let mut out = String::new();
+        let mut line_start = true;
+        for c in text.chars() {
+            if breaks_line(c) {
+                line_start = true;
+            } else if line_start && c == '/' {
+                out.push('\\');
+                line_start = false;
+            } else if !is_blank(c) {
+                line_start = false;
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    #[test]
+    fn the_escape_agrees_with_a_walk_over_every_character() {
+        let pieces = [
+            "/", "//", " ", "\t", "\n", "\r\n", "\u{1c}", "\u{200b}", "\u{2029}", "a", "é",
+            "\u{feff}",
+        ];
+        // Every sequence of up to four pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for text in &texts {
+            assert_eq!(
+                escape_slash_commands(text.clone()),
+                escaped_by_walking(text),
+                "{text:?}"
+            );
         }
     }
 }
