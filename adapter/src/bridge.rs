@@ -3,6 +3,7 @@
 //! `POST /mcp` only, and turns each valid `tools/call` into a [`ParkedCall`] for DSH.
 
 mod catalog;
+mod catalog_cache;
 mod guard;
 mod handler;
 mod parked;
@@ -23,6 +24,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use tokio_util::task::AbortOnDropHandle;
 
 pub(crate) use catalog::ToolCatalog;
+#[cfg(test)]
+pub(crate) use catalog_cache::digest_of as tools_digest;
+pub(crate) use catalog_cache::{CatalogCache, OfferedTools};
 pub(crate) use handler::MAX_PENDING_CALLS;
 pub(crate) use parked::{ParkedCall, ToolReply};
 

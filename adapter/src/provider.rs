@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::acp::CatalogueModel;
-use crate::bridge::ToolCatalog;
+use crate::bridge::{CatalogCache, OfferedTools};
 use crate::config::{AdapterConfig, SERVER_DEFAULT_MODEL};
 use crate::contract::{
     ChunkSender, ChunkStream, FinishReason, GenerateOptions, LlmAdapter, LlmError, LlmModelContext,
@@ -58,6 +58,8 @@ pub struct AntigravityProvider {
     discovered: tokio::sync::Mutex<Option<Vec<CatalogueModel>>>,
     /// The context window each model reported (`usage_update`).
     windows: Arc<ContextWindows>,
+    /// The tool catalogues built lately, shared by the turns that offer the same tools.
+    catalogs: CatalogCache,
 }
 
 impl AntigravityProvider {
@@ -77,6 +79,7 @@ impl AntigravityProvider {
             lane: NoToolLane::default(),
             discovered: tokio::sync::Mutex::new(None),
             windows: Arc::default(),
+            catalogs: CatalogCache::default(),
         }
     }
 
@@ -104,7 +107,8 @@ impl AntigravityProvider {
             return Err(AdapterError::UnsupportedOption(unsupported.join(", ")));
         }
         let model = Self::server_model(&request.model)?;
-        let fingerprint = fingerprint(&request);
+        let offered = self.catalogs.offer(request.tools());
+        let fingerprint = fingerprint(&request, offered.as_ref().ok().map(|o| &o.digest));
         let (sink, stream) = ChunkStream::channel();
         let sink = match self.registry.claim(&request, &fingerprint)? {
             Claim::Continue(exchange, results) => {
@@ -127,7 +131,7 @@ impl AntigravityProvider {
             }
             Claim::Fresh => sink,
         };
-        self.start_fresh(request, model, fingerprint, sink)?;
+        self.start_fresh(request, model, fingerprint, sink, offered?)?;
         Ok(stream)
     }
 
@@ -137,12 +141,9 @@ impl AntigravityProvider {
         model: Option<String>,
         fingerprint: [u8; 32],
         sink: ChunkSender,
+        offered: OfferedTools,
     ) -> Result<(), AdapterError> {
-        let catalog = if request.tools().is_empty() {
-            None
-        } else {
-            Some(Arc::new(ToolCatalog::build(request.tools())?))
-        };
+        let catalog = offered.catalog;
         let prompt = build_prompt(&request, catalog.as_deref())?;
         // Only tool turns count against the active-turn limit (C41); requests without
         // tools wait in their lane instead, and never fail busy (C42).

@@ -59,14 +59,24 @@ impl SegmentHistory {
 }
 
 /// What must not change inside one tool exchange: provider, model, system prompt and tool
-/// catalog.
-pub(crate) fn fingerprint(request: &GenerateOptions) -> [u8; 32] {
+/// catalog (by its digest, `None` for definitions that cannot be exported).
+pub(crate) fn fingerprint(request: &GenerateOptions, tools_digest: Option<&[u8; 32]>) -> [u8; 32] {
     let mut hasher = Sha256::new();
     hash_json(&mut hasher, &request.provider);
     hash_json(&mut hasher, &request.model);
     hash_json(&mut hasher, request.system());
-    hash_json(&mut hasher, request.tools());
+    match tools_digest {
+        Some(digest) => hasher.update(digest),
+        None => hasher.update(b"refused"),
+    }
     hasher.finalize().into()
+}
+
+/// The fingerprint of `request` with its tools' digest computed here (tests build
+/// exchanges without a provider's catalogue cache).
+#[cfg(test)]
+pub(crate) fn fingerprint_of(request: &GenerateOptions) -> [u8; 32] {
+    fingerprint(request, Some(&crate::bridge::tools_digest(request.tools())))
 }
 
 /// DSH's result for one issued call, as the parked MCP request is answered with it.
@@ -221,12 +231,16 @@ impl ExchangeRegistry {
         };
         let mut index = 0;
         while let Some(exchange) = pending.get(index) {
-            let referenced = exchange
-                .issued
-                .iter()
-                .any(|id| mentions_call(&request.messages, id));
+            // Read only when the request does not continue the exchange: a scan of the
+            // whole history that a continuation need not pay.
+            let referenced = || {
+                exchange
+                    .issued
+                    .iter()
+                    .any(|id| mentions_call(&request.messages, id))
+            };
             if !exchange.history.is_prefix_of(&request.messages) {
-                if referenced {
+                if referenced() {
                     // The conversation the exchange belongs to moved on without it.
                     pending.swap_remove(index).close.cancel();
                 } else {
@@ -246,7 +260,7 @@ impl ExchangeRegistry {
                     .iter()
                     .all(|id| tail.calls.contains(id.as_str()));
             if tail.has_user_message || !same_calls || exchange.fingerprint != *fingerprint {
-                if referenced || tail.has_user_message {
+                if tail.has_user_message || referenced() {
                     pending.swap_remove(index).close.cancel();
                 } else {
                     index += 1;

@@ -145,7 +145,7 @@ fn spec_for(
         model: None,
         prompt: build_prompt(request, catalog.as_deref())?,
         catalog,
-        fingerprint: fingerprint(request),
+        fingerprint: exchange::fingerprint_of(request),
         history: SegmentHistory::new(request.messages.clone()),
         sink,
         abort: request.signal.clone(),

@@ -68,7 +68,7 @@ fn parked(
     registry.park(PendingExchange {
         id: 7,
         issued: issued.iter().map(|s| (*s).to_owned()).collect(),
-        fingerprint: fingerprint(&request(history.to_vec())),
+        fingerprint: fingerprint_of(&request(history.to_vec())),
         history: SegmentHistory::new(history.to_vec()),
         control,
         close: close.clone(),
@@ -85,7 +85,7 @@ fn claim(
     let (done, claimed) = std::sync::mpsc::channel();
     let (registry, request) = (registry.clone(), request.clone());
     std::thread::spawn(move || {
-        done.send(registry.claim(&request, &fingerprint(&request)))
+        done.send(registry.claim(&request, &fingerprint_of(&request)))
             .ok();
     });
     claimed
@@ -280,7 +280,7 @@ fn park_more(
     registry.park(PendingExchange {
         id,
         issued: issued.iter().map(|s| (*s).to_owned()).collect(),
-        fingerprint: fingerprint(&request(history.to_vec())),
+        fingerprint: fingerprint_of(&request(history.to_vec())),
         history: SegmentHistory::new(history.to_vec()),
         control,
         close: close.clone(),
