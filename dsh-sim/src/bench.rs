@@ -7,10 +7,13 @@
 //! harnesses' in-process iteration model does not fit.
 //!
 //! The rooms: [`harness`] (providers on the fake, DSH's request), [`bare_acp`] and
-//! [`mcp_floor`] (the floors, on the SDKs alone), [`rounds`], [`turns`], [`streaming`],
-//! [`memory`] and [`suite`] (what each benchmark times), and [`report`] (the document).
+//! [`mcp_floor`] (the floors, on the SDKs alone), [`rounds`], [`turns`], [`first_tool`],
+//! [`growth`], [`streaming`], [`memory`] and [`suite`] (what each benchmark times), and
+//! [`report`] (the document).
 
 pub mod bare_acp;
+pub mod first_tool;
+pub mod growth;
 pub mod harness;
 pub mod mcp_floor;
 pub mod memory;
@@ -51,10 +54,13 @@ pub struct BenchSettings {
     pub memory_turns: usize,
     /// Turns held in flight at once for the per-turn memory figure.
     pub in_flight: usize,
+    /// Generations of the growing chat (its published marks are 1, 10, 100 and 300).
+    pub generations: usize,
     /// Scenario directory to run once as the suite benchmark, if any.
     pub suite: Option<std::path::PathBuf>,
     /// Only these groups (`floors`, `tool_round`, `parallel_64`, `warm_vs_cold`,
-    /// `cold_turn`, `streaming`, `memory`); all when `None`. For profiling one figure.
+    /// `first_tool`, `cold_turn`, `streaming`, `memory`, `growth`); all when `None`. For
+    /// profiling one figure.
     pub only: Option<Vec<String>>,
 }
 
@@ -73,6 +79,7 @@ impl Default for BenchSettings {
             chunks: vec![20_000, 100_000],
             memory_turns: 1_000,
             in_flight: 8,
+            generations: 300,
             suite: None,
             only: None,
         }

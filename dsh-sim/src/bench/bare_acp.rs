@@ -139,6 +139,26 @@ impl BareClient {
         Ok(started.elapsed())
     }
 
+    /// Opens a session in `cwd` and prompts it, as the adapter's first tool stream does
+    /// (without the MCP server: its requests are timed by the rmcp floor); from
+    /// `session/new` to the prompt's answer.
+    pub async fn session_and_prompt(&self, cwd: &Path, prompt: &str) -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        let session = self
+            .cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await
+            .map_err(|e| anyhow!("session/new failed: {e}"))?;
+        let text = ContentBlock::Text(TextContent::new(prompt));
+        self.cx
+            .send_request(PromptRequest::new(session.session_id, vec![text]))
+            .block_task()
+            .await
+            .map_err(|e| anyhow!("session/prompt failed: {e}"))?;
+        Ok(started.elapsed())
+    }
+
     /// Opens a session in `cwd` and prompts it; returns the chunks' rate: the
     /// notifications received over the time from the first of them to the prompt's answer.
     pub async fn stream_rate(&self, cwd: &Path, prompt: &str) -> anyhow::Result<(u64, Duration)> {

@@ -1,7 +1,12 @@
 //! The MCP floors, on loopback in this process: a raw HTTP POST echoed by axum and read by
 //! reqwest (no MCP at all), and a bare rmcp client calling one tool of an rmcp stateless
 //! Streamable HTTP server configured as the adapter's bridge is (JSON responses, no
-//! sessions, no keep-alive), with no guard, catalogue or DSH behind it.
+//! sessions, no SSE keep-alive), with no guard, catalogue or DSH behind it. The rmcp
+//! client either keeps its connections (a pooling reqwest client) or opens one per request
+//! (rmcp 3.11's default client, built with `pool_max_idle_per_host(0)`), so each of the
+//! adapter's tool-round rows has the floor of its own connection habit; and a client's
+//! whole first call (`initialize`, `tools/list`, `tools/call` on a new client) is the MCP
+//! half of the first tool stream's floor.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -24,11 +29,20 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::rounds::Connections;
+
 /// A loopback HTTP server that lives as long as this value.
 struct Served {
     address: SocketAddr,
     stop: CancellationToken,
     _task: AbortOnDropHandle<()>,
+}
+
+impl Served {
+    /// The MCP endpoint's URL.
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.address)
+    }
 }
 
 impl Drop for Served {
@@ -121,13 +135,15 @@ impl ServerHandler for EchoServer {
 
 /// `calls` sequential `tools/call`s from a bare rmcp client to an rmcp stateless server,
 /// after a warm-up; each one's duration.
-pub async fn rmcp_round_trips(calls: usize) -> anyhow::Result<Vec<Duration>> {
-    rmcp_rounds(calls, 1).await
+pub async fn rmcp_round_trips(
+    calls: usize,
+    connections: Connections,
+) -> anyhow::Result<Vec<Duration>> {
+    rmcp_rounds(calls, 1, connections).await
 }
 
-/// `rounds` rounds of `width` concurrent `tools/call`s from one bare rmcp client to an
-/// rmcp stateless server, after a warm-up; each round's duration, until all are answered.
-pub async fn rmcp_rounds(rounds: usize, width: usize) -> anyhow::Result<Vec<Duration>> {
+/// The rmcp echo server, served on loopback until the returned values are dropped.
+async fn echo_server() -> anyhow::Result<(Served, CancellationToken)> {
     let schema = serde_json::from_value(serde_json::json!({
         "type": "object", "properties": {"n": {"type": "integer"}}
     }))?;
@@ -146,17 +162,59 @@ pub async fn rmcp_rounds(rounds: usize, width: usize) -> anyhow::Result<Vec<Dura
         config,
     );
     let served = serve(Router::new().route_service("/mcp", service)).await?;
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://{}/mcp", served.address)),
-    );
-    let client = ()
-        .serve(transport)
+    Ok((served, stop))
+}
+
+/// A bare rmcp client of `served`, holding its connections as `connections` says; it has
+/// sent `initialize` and `notifications/initialized`.
+async fn rmcp_client(
+    url: &str,
+    connections: Connections,
+) -> anyhow::Result<rmcp::service::RunningService<rmcp::RoleClient, ()>> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let transport = match connections {
+        Connections::Fresh => StreamableHttpClientTransport::from_config(config),
+        Connections::KeptAlive => StreamableHttpClientTransport::with_client(
+            reqwest::Client::builder().no_proxy().build()?,
+            config,
+        ),
+    };
+    ().serve(transport)
         .await
-        .map_err(|e| anyhow!("the rmcp floor client did not connect: {e}"))?;
-    let arguments = serde_json::json!({"n": 1})
+        .map_err(|e| anyhow!("the rmcp floor client did not connect: {e}"))
+}
+
+fn echo_arguments() -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
+    serde_json::json!({"n": 1})
         .as_object()
         .cloned()
-        .context("arguments")?;
+        .context("arguments")
+}
+
+/// `rounds` rounds of `width` concurrent `tools/call`s from one bare rmcp client to an
+/// rmcp stateless server, after a warm-up; each round's duration, until all are answered.
+pub async fn rmcp_rounds(
+    rounds: usize,
+    width: usize,
+    connections: Connections,
+) -> anyhow::Result<Vec<Duration>> {
+    let (served, stop) = echo_server().await?;
+    let durations = client_rounds(&served.url(), rounds, width, connections).await;
+    stop.cancel();
+    drop(served);
+    durations
+}
+
+/// `rounds` rounds of `width` concurrent `tools/call`s to the echo server at `url`, from
+/// one client, after a warm-up; each round's duration.
+async fn client_rounds(
+    url: &str,
+    rounds: usize,
+    width: usize,
+    connections: Connections,
+) -> anyhow::Result<Vec<Duration>> {
+    let client = rmcp_client(url, connections).await?;
+    let arguments = echo_arguments()?;
     let mut durations = Vec::with_capacity(rounds);
     for i in 0..rounds + warm_up(rounds) {
         let started = Instant::now();
@@ -171,7 +229,103 @@ pub async fn rmcp_rounds(rounds: usize, width: usize) -> anyhow::Result<Vec<Dura
         }
     }
     let _closed = client.cancel().await;
+    Ok(durations)
+}
+
+/// `count` times, after a warm-up: a new rmcp client (fresh connections, as the fake's
+/// default) sends `initialize`, `tools/list` and one `tools/call` to the echo server at
+/// `url`, as a server does on its first tool call in a session; from the connect to the
+/// call's answer.
+async fn client_first_calls(url: &str, count: usize) -> anyhow::Result<Vec<Duration>> {
+    let arguments = echo_arguments()?;
+    let mut durations = Vec::with_capacity(count);
+    for i in 0..count + warm_up(count) {
+        let started = Instant::now();
+        let client = rmcp_client(url, Connections::Fresh).await?;
+        client
+            .list_tools(None)
+            .await
+            .map_err(|e| anyhow!("the rmcp floor's tools/list failed: {e}"))?;
+        client
+            .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()))
+            .await
+            .map_err(|e| anyhow!("the rmcp floor's call failed: {e}"))?;
+        if i >= warm_up(count) {
+            durations.push(started.elapsed());
+        }
+        let _closed = client.cancel().await;
+    }
+    Ok(durations)
+}
+
+/// What a bare rmcp client in a child process (`dsh-sim bench-mcp-client`) measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientWork {
+    /// Rounds of concurrent `tools/call`s on one client.
+    Rounds,
+    /// A new client's `initialize`, `tools/list` and `tools/call`, again and again.
+    FirstCalls,
+}
+
+/// The bare rmcp client's work in a child process (`dsh-sim bench-mcp-client`), against
+/// the echo server in this one: the MCP client lives in the server's process and the
+/// bridge in DSH's, so every MCP request crosses processes, as the floor's do here.
+/// Each measured duration, in the child's own timing.
+pub async fn rmcp_from_child(
+    program: &std::path::Path,
+    work: ClientWork,
+    rounds: usize,
+    width: usize,
+    connections: Connections,
+) -> anyhow::Result<Vec<Duration>> {
+    let (served, stop) = echo_server().await?;
+    let work = match work {
+        ClientWork::Rounds => "rounds",
+        ClientWork::FirstCalls => "first-calls",
+    };
+    let kept = match connections {
+        Connections::KeptAlive => "kept",
+        Connections::Fresh => "fresh",
+    };
+    let output = tokio::process::Command::new(program)
+        .args(["bench-mcp-client", "--url", &served.url(), "--work", work])
+        .args([
+            "--rounds",
+            &rounds.to_string(),
+            "--width",
+            &width.to_string(),
+        ])
+        .args(["--connections", kept])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .output()
+        .await?;
     stop.cancel();
     drop(served);
-    Ok(durations)
+    if !output.status.success() {
+        anyhow::bail!("dsh-sim bench-mcp-client failed: {}", output.status);
+    }
+    let ms: Vec<f64> = serde_json::from_slice(&output.stdout)
+        .context("dsh-sim bench-mcp-client printed no list of durations")?;
+    Ok(ms
+        .into_iter()
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .collect())
+}
+
+/// `dsh-sim bench-mcp-client`: runs `work` against the echo server at `url` and returns
+/// each duration in milliseconds, for [`rmcp_from_child`].
+pub async fn client_work(
+    url: &str,
+    work: ClientWork,
+    rounds: usize,
+    width: usize,
+    connections: Connections,
+) -> anyhow::Result<Vec<f64>> {
+    let durations = match work {
+        ClientWork::Rounds => client_rounds(url, rounds, width, connections).await?,
+        ClientWork::FirstCalls => client_first_calls(url, rounds).await?,
+    };
+    Ok(durations.iter().map(|d| d.as_secs_f64() * 1000.0).collect())
 }

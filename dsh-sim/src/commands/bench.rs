@@ -36,11 +36,14 @@ pub struct BenchArgs {
     /// Sequential turns over which the resident set's growth is read.
     #[arg(long, default_value_t = 1_000)]
     pub memory_turns: usize,
+    /// Generations of the growing chat (1 tool, then 256), per repetition.
+    #[arg(long, default_value_t = 300)]
+    pub generations: usize,
     /// Also run this scenario folder once, for the suite's wall time and its shares.
     #[arg(long)]
     pub suite: Option<PathBuf>,
     /// Only these groups (comma-separated: floors, tool_round, parallel_64, warm_vs_cold,
-    /// cold_turn, streaming, memory), e.g. to profile one figure.
+    /// first_tool, cold_turn, streaming, memory, growth), e.g. to profile one figure.
     #[arg(long, value_delimiter = ',')]
     pub only: Option<Vec<String>>,
     /// Write the figures as a JSON document (antigravity-acp-bench/1) to this file.
@@ -70,6 +73,7 @@ fn measure_and_report(args: BenchArgs) -> anyhow::Result<()> {
         floor_calls: args.floor_calls,
         chunks: args.chunks,
         memory_turns: args.memory_turns,
+        generations: args.generations,
         suite: args.suite,
         only: args.only,
         ..BenchSettings::default()

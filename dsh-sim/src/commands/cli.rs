@@ -34,6 +34,26 @@ pub(crate) enum Command {
     /// The smallest ACP agent on the official SDK, on stdio: the ACP floor of `bench`.
     #[command(hide = true)]
     BenchAgent,
+    /// A bare rmcp client's calls to the MCP floor's echo server, from a process of its
+    /// own: prints each duration in ms as a JSON list (for `bench`).
+    #[command(hide = true)]
+    BenchMcpClient {
+        /// The echo server's MCP endpoint.
+        #[arg(long)]
+        url: String,
+        /// What to time.
+        #[arg(long, value_enum)]
+        work: crate::bench::mcp_floor::ClientWork,
+        /// Rounds (or first calls) to time, after a warm-up.
+        #[arg(long)]
+        rounds: usize,
+        /// Concurrent calls per round.
+        #[arg(long, default_value_t = 1)]
+        width: usize,
+        /// `kept` (a pooling client) or `fresh` (rmcp's default client).
+        #[arg(long)]
+        connections: String,
+    },
     /// Memory per turn in flight, in a fresh process: prints MB per turn (for `bench`).
     #[command(hide = true)]
     BenchMemory {

@@ -188,6 +188,36 @@ pub fn main() -> ExitCode {
                 }
             }
         }
+        Command::BenchMcpClient {
+            url,
+            work,
+            rounds,
+            width,
+            connections,
+        } => {
+            let connections = if connections == "kept" {
+                crate::bench::rounds::Connections::KeptAlive
+            } else {
+                crate::bench::rounds::Connections::Fresh
+            };
+            let measured = block_on(crate::bench::mcp_floor::client_work(
+                &url,
+                work,
+                rounds,
+                width,
+                connections,
+            ));
+            match measured.and_then(|ms| Ok(serde_json::to_string(&ms)?)) {
+                Ok(json) => {
+                    println!("{json}");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::BenchAgent => match block_on(crate::bench::bare_acp::serve_bench_agent()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
