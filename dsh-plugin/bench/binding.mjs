@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { FLOOR_PROVIDER, floorPlugin } from './js-floor.mjs';
 import { document, median, printRows, row, spread } from './report.mjs';
+import { DshTurns, PROMPTS, replayKey, turnRows, turnScripts } from './turns.mjs';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -43,7 +44,7 @@ const jsonOut = arg('--json', undefined);
 /** Text turns per repetition for the first-chunk figures (one turn alone is too noisy). */
 const FIRST_CHUNK_TURNS = 5;
 const STREAM_PROMPT = 'Please stream it';
-const FIRST_CHUNK_PROMPT = 'Say your first chunk';
+const FIRST_CHUNK_PROMPT = PROMPTS.text;
 
 // Release builds: the fake, and an addon of the bench's own with the `bench` feature
 // (`benchDrain`), copied aside (the package's own copy is a build without it).
@@ -67,7 +68,7 @@ const { eventually } = await import('../test/helpers/wait.mjs');
 const fake = fakeServer({
   turns: [
     { match: { prompt_contains: 'stream it' }, steps: [{ stream: { text: 'x'.repeat(CHUNKS), code_points: 1 } }] },
-    { match: { prompt_contains: 'first chunk' }, steps: [{ text: 'Hi.' }] },
+    ...turnScripts(RUNS),
   ],
 });
 const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
@@ -78,6 +79,12 @@ const settle = (json) => {
   if (outcome.error) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
   return outcome.ok;
 };
+const turns = new DshTurns({
+  host,
+  drainInRust: async (options) => settle(await binding.benchDrain(rust, JSON.stringify(options))),
+  request,
+  user,
+});
 
 /**
  * One stream through ctx.llm (the binding's provider, or the JS floor's): chunks, ms to
@@ -154,7 +161,8 @@ async function repetition() {
     dshFirst.push(checked('first chunk through ctx.llm.stream', await throughDsh(FIRST_CHUNK_PROMPT)).firstChunkMs);
     nativeFirst.push(checked('first chunk in Rust', await inRust(FIRST_CHUNK_PROMPT)).firstChunkMs);
   }
-  return { dsh, native, floor, single, dshFirst: median(dshFirst), nativeFirst: median(nativeFirst) };
+  const turn = await turns.repetition();
+  return { dsh, native, floor, single, dshFirst: median(dshFirst), nativeFirst: median(nativeFirst), turn };
 }
 
 /** The document's rows from the repetitions' figures. */
@@ -203,6 +211,7 @@ function rows(reps, captured) {
       kind: 'ratio',
       goal: null,
     }),
+    ...turnRows(reps.map((rep) => rep.turn), row),
   ];
 }
 
@@ -218,6 +227,15 @@ function printMeasurements(reps) {
     'JS async generator adapter (floor)': { 'chunks/s': show('floor', 0), 'first chunk ms': 'n/a' },
     'binding, one chunk per call': { 'chunks/s': show('single', 0), 'first chunk ms': 'n/a' },
   });
+  const turn = (kind, side) => {
+    const { median: mid, min, max } = spread(reps.map((rep) => rep.turn[kind][side]), 3);
+    return `${mid} [${min}, ${max}]`;
+  };
+  const kinds = { text: 'text turn', firstTool: 'first tool stream', round: 'tool round' };
+  console.table(Object.fromEntries(Object.entries(kinds).map(([kind, name]) => [
+    `${name} ms`,
+    { 'through ctx.llm.stream': turn(kind, 0), 'in Rust (benchDrain)': turn(kind, 1), 'JS floor': turn(kind, 2) },
+  ])));
 }
 
 try {
@@ -225,7 +243,9 @@ try {
   // follow. The binding's warm stream is the one the floor replays.
   const captured = checked('warm-up', await throughDsh(STREAM_PROMPT, { capture: true })).captured;
   checked('warm-up in Rust', await inRust(STREAM_PROMPT), CHUNKS);
-  const floorFiber = host.ctx.plugin(floorPlugin(captured));
+  await turns.warmUp();
+  const replays = { stream: captured, ...turns.captured };
+  const floorFiber = host.ctx.plugin(floorPlugin(replays, (options) => replayKey(options) ?? 'stream'));
   await floorFiber.await?.();
   await eventually(() => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER), 'the floor adapter registration');
   checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), CHUNKS);

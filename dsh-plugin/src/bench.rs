@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use antigravity_acp::contract::{LlmAdapter, StreamChunk};
+use antigravity_acp::contract::{ContentBlock, LlmAdapter, StreamChunk, ToolCallBlock};
 use napi_derive::napi;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -26,10 +26,12 @@ struct Drained {
     elapsed_ms: f64,
     /// The finish chunk's `reason.kind`.
     finish: String,
+    /// The tool calls the stream handed over, as DSH's `tool-call` blocks.
+    tool_calls: Vec<ToolCallBlock>,
 }
 
 /// Bench-only: streams `optionsJson` through `provider` and drains it in Rust. Returns
-/// `{chunks, firstChunkMs, elapsedMs, finish}` in the envelope (`failure`).
+/// `{chunks, firstChunkMs, elapsedMs, finish, toolCalls}` in the envelope (`failure`).
 #[napi]
 pub async fn bench_drain(provider: &Provider, options_json: String) -> napi::Result<String> {
     let adapter = provider.adapter();
@@ -38,6 +40,7 @@ pub async fn bench_drain(provider: &Provider, options_json: String) -> napi::Res
         let started = Instant::now();
         let mut stream = adapter.stream(options);
         let (mut chunks, mut first, mut finish) = (0u64, None, String::new());
+        let mut tool_calls = Vec::new();
         loop {
             let batch = stream.recv_batch(1024).await;
             if batch.is_empty() {
@@ -45,6 +48,13 @@ pub async fn bench_drain(provider: &Provider, options_json: String) -> napi::Res
             }
             first.get_or_insert_with(|| started.elapsed());
             chunks += batch.len() as u64;
+            tool_calls.extend(batch.iter().filter_map(|chunk| match chunk {
+                StreamChunk::BlockEnd {
+                    block: ContentBlock::ToolCall(call),
+                    ..
+                } => Some(call.clone()),
+                _ => None,
+            }));
             if let Some(StreamChunk::Finish { reason, .. }) = batch.last() {
                 finish = serde_json::to_value(reason)
                     .ok()
@@ -58,6 +68,7 @@ pub async fn bench_drain(provider: &Provider, options_json: String) -> napi::Res
             first_chunk_ms: first.map(ms).unwrap_or_default(),
             elapsed_ms: ms(started.elapsed()),
             finish,
+            tool_calls,
         })
     })
     .await
