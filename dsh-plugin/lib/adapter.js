@@ -83,6 +83,10 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    */
   async resolveModel(provider, model, signal) {
     if (signal?.aborted) throw new LlmError('the model lookup was aborted', 'ABORTED');
+    // DSH resolves the model before every stream: answered at once when the adapter
+    // knows it without waiting, with no trip through the event loop.
+    const now = call(() => this.#native.resolveModelNow(provider, model));
+    if (now !== null) return settle(now);
     return settle(await this.#native.resolveModel(provider, model).catch((error) => Promise.reject(toLlmError(error))));
   }
 
@@ -115,6 +119,8 @@ export class AntigravityAcpAdapter extends LlmAdapter {
           parked = chunk.type === 'finish' && chunk.reason?.kind === 'tool-calls';
           yield chunk;
         }
+        // The finish is the stream's last chunk: no crossing to learn that it ended.
+        if (batch.at(-1).type === 'finish') return;
       }
     } finally {
       if (!parked) signal?.removeEventListener('abort', abort);

@@ -62,6 +62,7 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  * @property {(provider: string) => string} providerRetryPolicy - JSON, `null` for none.
  * @property {(provider: string) => Promise<string>} listModels
  * @property {(provider: string, model: string) => Promise<string>} resolveModel
+ * @property {(provider: string, model: string) => string | null} resolveModelNow
  * @property {(optionsJson: string, imagesJson: string | null) => NativeStream} stream
  * @property {() => Promise<string>} dispose
  */

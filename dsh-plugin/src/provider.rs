@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use antigravity_acp::contract::{GenerateOptions, LlmAdapter, ResolvedImage};
 use antigravity_acp::{AdapterConfig, AntigravityProvider, PluginConfig};
+use futures::FutureExt;
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
@@ -112,6 +113,25 @@ impl Provider {
             to_json(&resolved)
         })
         .await
+    }
+
+    /// `resolveModelNow(provider, model)`: `resolveModel`'s answer, in the envelope, when it
+    /// is ready without waiting (the adapter answers from what it knows, so today it always
+    /// is); `null` when it would wait, and the caller awaits `resolveModel`. DSH resolves
+    /// the model before every stream: this spares each stream a trip through the event
+    /// loop.
+    #[napi]
+    pub fn resolve_model_now(&self, provider: String, model: String) -> Option<String> {
+        let inner = self.inner.clone();
+        envelope(async move {
+            let resolved = inner
+                .resolve_model(&provider, &model, CancellationToken::new())
+                .await
+                .map_err(|e| from_llm_error(&e))?;
+            to_json(&resolved)
+        })
+        .now_or_never()
+        .and_then(napi::Result::ok)
     }
 
     /// `stream(options)`: starts one generation. `optionsJson` is DSH's `GenerateOptions`
