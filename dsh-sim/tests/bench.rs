@@ -30,6 +30,8 @@ fn small_bench(json: &Path) {
             "200",
             "--memory-turns",
             "5",
+            "--generations",
+            "3",
             "--json",
         ])
         .arg(json)
@@ -67,6 +69,15 @@ fn every_row_is_measured_against_its_floor_and_the_document_compares() {
         "cold_turn_confined",
         "rss_growth",
         "rss_per_turn_in_flight",
+        "first_tool_stream",
+        "parallel_64_vs_rmcp",
+        "chat_growth_slope",
+        "chat_growth_rss",
+        "chat_256_tools_slope",
+        "chat_256_tools_turn",
+        "floor_rmcp_across_round_trip",
+        "floor_rmcp_across_kept_round_trip",
+        "floor_acp_session_prompt",
     ] {
         assert!(ids.contains(id), "no row {id} in {ids:?}");
     }

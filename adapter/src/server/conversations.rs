@@ -79,7 +79,8 @@ impl ConversationLedger {
             .create_new(true)
             .open(path)?;
         file.lock()?;
-        writeln!(file, "home {}", home.display())?;
+        // Each line in one write, so a crash never leaves half a line.
+        file.write_all(format!("home {}\n", home.display()).as_bytes())?;
         file.flush()?;
         Ok(file)
     }
@@ -100,7 +101,12 @@ impl ConversationLedger {
             tracing::warn!("a session id the server sent cannot name a file; not recorded");
             return;
         }
-        if let Err(error) = writeln!(self.file, "session {id}").and_then(|()| self.file.flush()) {
+        let line = format!("session {id}\n");
+        if let Err(error) = self
+            .file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+        {
             tracing::warn!(kind = ?error.kind(), "could not record a session in its ledger");
         }
         self.sessions.push(id.to_owned());

@@ -197,6 +197,7 @@ pub(super) async fn measure(bench: &Bench, settings: &BenchSettings) -> anyhow::
             let streams = first_tool::first_tool_streams(bench, settings.turns).await?;
             series.push("first_tool", median_ms(&streams));
             let acp = median_ms(&first_tool::bare_sessions(bench, settings.turns).await?);
+            series.push("bare_session", acp);
             let mcp = mcp_floor::rmcp_from_child(
                 &bench.program,
                 ClientWork::FirstCalls,
@@ -441,6 +442,13 @@ fn rows_of(series: &Series, settings: &BenchSettings) -> Vec<Row> {
             "floor: bare rmcp tools/call from another process, connection kept",
             "the same with a pooling reqwest client in the child",
             series.spread("rmcp_across_kept", "median round trip", MS),
+            None,
+        ),
+        Row::reported(
+            "floor_acp_session_prompt",
+            "floor: a bare ACP session/new and text prompt",
+            "a bare SDK client's session/new and one-chunk text prompt to the fake on a warm process: what a warm turn cannot do without, and what a cold turn adds to spawn → initialize at least",
+            series.spread("bare_session", "median session/new + prompt", MS),
             None,
         ),
         Row::reported(
