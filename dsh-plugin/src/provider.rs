@@ -104,15 +104,7 @@ impl Provider {
     /// from what is known; starts no process.
     #[napi]
     pub async fn resolve_model(&self, provider: String, model: String) -> napi::Result<String> {
-        let inner = self.inner.clone();
-        envelope(async move {
-            let resolved = inner
-                .resolve_model(&provider, &model, CancellationToken::new())
-                .await
-                .map_err(|e| from_llm_error(&e))?;
-            to_json(&resolved)
-        })
-        .await
+        resolved(self.inner.clone(), provider, model).await
     }
 
     /// `resolveModelNow(provider, model)`: `resolveModel`'s answer, in the envelope, when it
@@ -122,16 +114,9 @@ impl Provider {
     /// loop.
     #[napi]
     pub fn resolve_model_now(&self, provider: String, model: String) -> Option<String> {
-        let inner = self.inner.clone();
-        envelope(async move {
-            let resolved = inner
-                .resolve_model(&provider, &model, CancellationToken::new())
-                .await
-                .map_err(|e| from_llm_error(&e))?;
-            to_json(&resolved)
-        })
-        .now_or_never()
-        .and_then(napi::Result::ok)
+        resolved(self.inner.clone(), provider, model)
+            .now_or_never()
+            .and_then(napi::Result::ok)
     }
 
     /// `stream(options)`: starts one generation. `optionsJson` is DSH's `GenerateOptions`
@@ -166,4 +151,20 @@ impl Provider {
         })
         .await
     }
+}
+
+/// `LlmResolvedModelInfo` of `model`, in the envelope.
+async fn resolved(
+    inner: Arc<AntigravityProvider>,
+    provider: String,
+    model: String,
+) -> napi::Result<String> {
+    envelope(async move {
+        let resolved = inner
+            .resolve_model(&provider, &model, CancellationToken::new())
+            .await
+            .map_err(|e| from_llm_error(&e))?;
+        to_json(&resolved)
+    })
+    .await
 }

@@ -14,7 +14,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest,
     PromptRequest, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionNotification, SessionUpdate, TextContent,
+    SelectedPermissionOutcome, SessionId, SessionNotification, SessionUpdate, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
@@ -144,40 +144,40 @@ impl BareClient {
     /// `session/new` to the prompt's answer.
     pub async fn session_and_prompt(&self, cwd: &Path, prompt: &str) -> anyhow::Result<Duration> {
         let started = Instant::now();
+        let session = self.new_session(cwd).await?;
+        self.prompt(session, prompt).await?;
+        Ok(started.elapsed())
+    }
+
+    async fn new_session(&self, cwd: &Path) -> anyhow::Result<SessionId> {
         let session = self
             .cx
             .send_request(NewSessionRequest::new(cwd))
             .block_task()
             .await
             .map_err(|e| anyhow!("session/new failed: {e}"))?;
+        Ok(session.session_id)
+    }
+
+    async fn prompt(&self, session: SessionId, prompt: &str) -> anyhow::Result<()> {
         let text = ContentBlock::Text(TextContent::new(prompt));
         self.cx
-            .send_request(PromptRequest::new(session.session_id, vec![text]))
+            .send_request(PromptRequest::new(session, vec![text]))
             .block_task()
             .await
             .map_err(|e| anyhow!("session/prompt failed: {e}"))?;
-        Ok(started.elapsed())
+        Ok(())
     }
 
     /// Opens a session in `cwd` and prompts it; returns the chunks' rate: the
     /// notifications received over the time from the first of them to the prompt's answer.
     pub async fn stream_rate(&self, cwd: &Path, prompt: &str) -> anyhow::Result<(u64, Duration)> {
-        let session = self
-            .cx
-            .send_request(NewSessionRequest::new(cwd))
-            .block_task()
-            .await
-            .map_err(|e| anyhow!("session/new failed: {e}"))?;
+        let session = self.new_session(cwd).await?;
         if let Ok(mut first) = self.notifications.first.lock() {
             *first = None;
         }
         self.notifications.seen.store(0, Ordering::Relaxed);
-        let text = ContentBlock::Text(TextContent::new(prompt));
-        self.cx
-            .send_request(PromptRequest::new(session.session_id, vec![text]))
-            .block_task()
-            .await
-            .map_err(|e| anyhow!("session/prompt failed: {e}"))?;
+        self.prompt(session, prompt).await?;
         let done = Instant::now();
         let seen = self.notifications.seen.load(Ordering::Relaxed);
         let first = self
