@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow};
 use axum::Router;
 use axum::routing::post;
+use clap::ValueEnum;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -279,23 +280,22 @@ pub async fn rmcp_from_child(
     connections: Connections,
 ) -> anyhow::Result<Vec<Duration>> {
     let (served, stop) = echo_server().await?;
-    let work = match work {
-        ClientWork::Rounds => "rounds",
-        ClientWork::FirstCalls => "first-calls",
+    let name = |value: Option<clap::builder::PossibleValue>| {
+        value.map(|v| v.get_name().to_owned()).unwrap_or_default()
     };
-    let kept = match connections {
-        Connections::KeptAlive => "kept",
-        Connections::Fresh => "fresh",
-    };
+    let (work, kept) = (
+        name(work.to_possible_value()),
+        name(connections.to_possible_value()),
+    );
     let output = tokio::process::Command::new(program)
-        .args(["bench-mcp-client", "--url", &served.url(), "--work", work])
+        .args(["bench-mcp-client", "--url", &served.url(), "--work", &work])
         .args([
             "--rounds",
             &rounds.to_string(),
             "--width",
             &width.to_string(),
         ])
-        .args(["--connections", kept])
+        .args(["--connections", &kept])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())
         .kill_on_drop(true)

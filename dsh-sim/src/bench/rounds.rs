@@ -16,12 +16,13 @@ use serde_json::{Value, json};
 use super::harness::{Bench, chat, drain, echo_tool, expect_finish};
 use crate::host::assemble::echoed_round;
 
-/// How the fake's MCP client holds its HTTP connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an MCP client (the fake's, or a floor's) holds its HTTP connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Connections {
-    /// Reused between requests, as the floor's rmcp client does.
+    /// Reused between requests.
+    #[value(name = "kept")]
     KeptAlive,
-    /// A fresh connection per request (the fake's default).
+    /// A fresh connection per request (the fake's default, and rmcp's default client).
     Fresh,
 }
 

@@ -43,29 +43,14 @@ impl Series {
         self.values.entry(name).or_default().push(value);
     }
 
-    /// A growing chat's figures, under `prefix`: its slope, its published generations'
-    /// times, and its resident set's growth from the first to the last of them.
-    fn push_growth(&mut self, prefix: &'static str, chat: &growth::Growth) {
-        let named = |what: &str| -> &'static str {
-            match (prefix, what) {
-                ("chat", "slope") => "chat_slope",
-                ("chat", "rss") => "chat_rss",
-                ("chat", "1") => "chat_1",
-                ("chat", "10") => "chat_10",
-                ("chat", "100") => "chat_100",
-                ("chat", _) => "chat_300",
-                (_, "slope") => "chat256_slope",
-                (_, "rss") => "chat256_rss",
-                (_, "1") => "chat256_1",
-                (_, "10") => "chat256_10",
-                (_, "100") => "chat256_100",
-                _ => "chat256_300",
-            }
-        };
-        self.push(named("slope"), chat.slope_us_per_kb());
-        for mark in growth::MARKS {
+    /// A growing chat's figures under `names` (its slope, its resident set's growth from
+    /// the first to the last published generation, and each published generation's time,
+    /// in the order of [`growth::MARKS`]).
+    fn push_growth(&mut self, names: &GrowthNames, chat: &growth::Growth) {
+        self.push(names.slope, chat.slope_us_per_kb());
+        for (&mark, &name) in growth::MARKS.iter().zip(&names.marks) {
             if let Some(ms) = chat.time_at(mark) {
-                self.push(named(&mark.to_string()), ms);
+                self.push(name, ms);
             }
         }
         let last = growth::MARKS
@@ -73,7 +58,7 @@ impl Series {
             .rev()
             .find_map(|&mark| chat.rss_at(mark));
         if let (Some(first), Some(last)) = (chat.rss_at(1), last) {
-            self.push(named("rss"), last - first);
+            self.push(names.rss, last - first);
         }
     }
 
@@ -85,6 +70,33 @@ impl Series {
         )
     }
 }
+
+/// The series names of one growing chat.
+struct GrowthNames {
+    slope: &'static str,
+    rss: &'static str,
+    marks: [&'static str; growth::MARKS.len()],
+}
+
+/// The chat with one tool, and the chat with 256.
+const GROWING_CHATS: [(usize, GrowthNames); 2] = [
+    (
+        1,
+        GrowthNames {
+            slope: "chat_slope",
+            rss: "chat_rss",
+            marks: ["chat_1", "chat_10", "chat_100", "chat_300"],
+        },
+    ),
+    (
+        256,
+        GrowthNames {
+            slope: "chat256_slope",
+            rss: "chat256_rss",
+            marks: ["chat256_1", "chat256_10", "chat256_100", "chat256_300"],
+        },
+    ),
+];
 
 const MS: &str = "ms";
 const RATE: &str = "chunks/s";
@@ -210,9 +222,9 @@ pub(super) async fn measure(bench: &Bench, settings: &BenchSettings) -> anyhow::
             series.push("first_tool_floor", acp + mcp);
         }
         if wanted("growth") {
-            for (prefix, tools) in [("chat", 1), ("chat256", 256)] {
-                let chat = growth::grow_chat(bench, settings.generations, tools).await?;
-                series.push_growth(prefix, &chat);
+            for (tools, names) in &GROWING_CHATS {
+                let chat = growth::grow_chat(bench, settings.generations, *tools).await?;
+                series.push_growth(names, &chat);
             }
         }
         if wanted("cold_turn") {

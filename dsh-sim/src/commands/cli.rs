@@ -51,8 +51,8 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 1)]
         width: usize,
         /// `kept` (a pooling client) or `fresh` (rmcp's default client).
-        #[arg(long)]
-        connections: String,
+        #[arg(long, value_enum)]
+        connections: crate::bench::rounds::Connections,
     },
     /// Memory per turn in flight, in a fresh process: prints MB per turn (for `bench`).
     #[command(hide = true)]

@@ -195,11 +195,6 @@ pub fn main() -> ExitCode {
             width,
             connections,
         } => {
-            let connections = if connections == "kept" {
-                crate::bench::rounds::Connections::KeptAlive
-            } else {
-                crate::bench::rounds::Connections::Fresh
-            };
             let measured = block_on(crate::bench::mcp_floor::client_work(
                 &url,
                 work,
