@@ -4,8 +4,10 @@
 //! point where it strikes (a frame index, a byte offset, a stall's length); the run is an
 //! ordinary scenario with that one fault key added, small bounds, a planted secret, and
 //! `expect: { chaos: ... }` in place of its own expectations, judged by the invariants
-//! ([`invariants`], with what [`watch`] saw: panics, the secret in logs, live adapter
-//! tasks) and by the runner's leak checks. [`driver`] runs a session and tallies it.
+//! (`runner::judge::chaos`, with what its watch saw: panics, the secret in logs, live
+//! adapter tasks) and by the runner's leak checks. [`driver`] runs a session and tallies
+//! it. This room is the generator (rng, plan, catalogue, driver): it calls the runner,
+//! and the runner's judges never call back.
 //!
 //! What a replay reproduces, and what it cannot: the fault decisions are deterministic.
 //! `--seed S --run K` (or the replay YAML it writes) gives the same base, the same fault,
@@ -19,8 +21,5 @@
 
 pub mod catalogue;
 pub mod driver;
-pub mod invariants;
 pub mod plan;
 pub mod rng;
-pub mod verdict;
-pub mod watch;

@@ -13,8 +13,8 @@
 //!   [`runner::selection`]), what a run needs ([`runner::gemini_home`],
 //!   [`runner::provision`] for install scenarios, [`runner::client_tap`] for the
 //!   client-side journal against any server, `dsh-sim tap`), the judges
-//!   ([`runner::expect`] on the transcript, [`runner::wire`] on the journal, the leak
-//!   checks [`runner::run_checks`] and [`runner::leak`]), and what a failure leaves
+//!   ([`runner::judge::expect`] on the transcript, [`runner::judge::wire`] on the journal, the leak
+//!   checks [`runner::judge::after_run`] and [`runner::judge::leak`]), and what a failure leaves
 //!   ([`runner::artifacts`], [`runner::sequence`], [`runner::replay`]).
 //! - [`commands`]: the command line: the clap definitions and each subcommand's glue
 //!   ([`commands::dispatch`], the binary's `main`), and the commands with more to them:

@@ -11,140 +11,61 @@
 //!   [`confinement`] (what the runner's own fake and relay must reach, confined),
 //!   [`files`] (the files a scenario plants and judges on the real filesystem),
 //!   [`provision`] (install scenarios: the served registry and archive, the cache's
-//!   starting state, the judge of the install), [`client_tap`] (the client-side journal
-//!   of a run against any server, `dsh-sim tap`);
-//! - judging it: [`expect`] (the DSH-side expectations on the transcript), [`wire`]
-//!   (`expect.wire` on the journal), [`between_runs`] (what must hold before and after
-//!   each run), [`run_checks`] (the leak check after every run),
-//!   [`leak`] (the leak check after disposal), [`conversations`] (B08 after disposal:
-//!   no conversation file left, none of another's touched; with [`leftovers`], the
-//!   crash leftovers a scenario plants; [`server_home`] against an unscripted server);
+//!   starting state), [`leftovers`] (the crash leftovers a scenario plants for B08),
+//!   [`client_tap`] (the client-side journal of a run against any server, `dsh-sim tap`);
+//! - judging it: the judges' room, [`judge`]: the DSH-side expectations, `expect.wire`
+//!   on the journal, the checks before and after each run, the leak checks, B08 after
+//!   disposal, the install, and the chaos invariants. The judges call nothing of the
+//!   runner's but what they read.
 //! - what a failure leaves: [`artifacts`] (reasons, transcript, journal),
 //!   [`sequence`] (the run as a Mermaid diagram), [`replay`] (the replay scenario a
 //!   failure against a real server leaves).
 
 pub mod artifacts;
-pub mod between_runs;
 pub mod client_tap;
 pub mod confinement;
-pub mod conversations;
 pub mod discover;
-pub mod expect;
 pub mod fault_plan;
 pub mod files;
 pub mod gemini_home;
-pub mod leak;
+pub mod judge;
 pub mod leftovers;
+pub mod options;
 pub mod provision;
 pub mod real_loop;
 pub mod replay;
-pub mod run_checks;
 pub mod selection;
 pub mod sequence;
 pub mod server_command;
-pub mod server_home;
-use server_home::ServerHomeCheck;
 pub mod stderr_redaction;
-pub mod wire;
+
+pub use options::{
+    DEFAULT_DISPOSE_BOUND, DEFAULT_SYSTEM_PROMPT, DEFAULT_TIME_BOUND, RunnerOptions, ServerChoice,
+};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use antigravity_acp::{AdapterConfig, ServerCommand, ServerSource};
+use antigravity_acp::{AdapterConfig, ServerSource};
 use fake_antigravity::journal::JournalEntry;
 
-use crate::chaos::watch::{RunWatch, live_tasks_after_disposal};
-use crate::host::agent_loop::{AgentLoop, ChatSetup, LoopLimits};
+use crate::host::agent_loop::{AgentLoop, ChatSetup};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, HostRegistry, split_model};
 use crate::host::tools::HostTool;
 use crate::host::transcript::Transcript;
 use crate::runner::artifacts::FailureRecord;
-use crate::runner::confinement::{ConfinementOptions, RunnerPaths};
-use crate::runner::expect::check_transcript;
-use crate::runner::leak::find_leaks_keeping;
-use crate::runner::provision::{ProvisionPaths, Provisioning, judge_install};
+use crate::runner::confinement::RunnerPaths;
+use crate::runner::judge::chaos::watch::{RunWatch, live_tasks_after_disposal};
+use crate::runner::judge::expect::check_transcript;
+use crate::runner::judge::install::judge_install;
+use crate::runner::judge::leak::find_leaks_keeping;
+use crate::runner::judge::server_home::ServerHomeCheck;
+use crate::runner::judge::wire::ProcessFacts;
+use crate::runner::judge::{between_runs, leak, wire};
+use crate::runner::options::{ChatRun, chat_bound};
+use crate::runner::provision::{ProvisionPaths, Provisioning};
 use crate::runner::server_command::{fake_command, tapped_command};
-use crate::runner::wire::ProcessFacts;
 use crate::scenario::{self, Scenario};
-
-/// DSH's system prompt when a scenario sets none.
-pub const DEFAULT_SYSTEM_PROMPT: &str = "You are DSH, a careful coding agent.";
-
-/// Which server the adapter launches.
-#[derive(Debug, Clone)]
-pub enum ServerChoice {
-    /// The scripted fake: `<program> fake-server --script FILE --journal DIR`, where
-    /// `program` is a dsh-sim binary.
-    Fake {
-        /// The dsh-sim binary.
-        program: PathBuf,
-    },
-    /// Any ACP server command (the real build, for example). Scenarios marked
-    /// `real_server: false` are skipped. With [`RunnerOptions::tap_program`], the server
-    /// runs behind `dsh-sim tap`, whose client-side journal the wire checks are judged on
-    /// (those on MCP traffic are skipped); without it, every wire check is skipped.
-    Command(ServerCommand),
-    /// The pinned build, installed (or checked and repaired) by the adapter itself, as
-    /// DSH runs it; skipped and judged as for `Command`.
-    Installed(antigravity_acp::install::InstallOptions),
-}
-
-/// How scenarios are run.
-#[derive(Debug, Clone)]
-pub struct RunnerOptions {
-    /// The server to launch.
-    pub server: ServerChoice,
-    /// Where failed scenarios leave artefacts (`None`: nowhere).
-    pub artifacts_root: Option<PathBuf>,
-    /// Leave artefacts for passing scenarios too.
-    pub keep_passing_artifacts: bool,
-    /// The bound on the whole chat, unless the scenario asks for a longer one
-    /// (`time_bound_secs`). Short by default, so a broken adapter fails a scenario in
-    /// seconds instead of hanging it ([`DEFAULT_TIME_BOUND`]).
-    pub time_bound: Duration,
-    /// The bound on the adapter's disposal.
-    pub dispose_bound: Duration,
-    /// The agent loop's bounds.
-    pub limits: LoopLimits,
-    /// Where to write the run's Mermaid sequence diagram, whatever the verdict (fake
-    /// only; `None`: nowhere). Meant for one scenario: each run overwrites the file.
-    pub diagram: Option<PathBuf>,
-    /// A dsh-sim binary whose `tap` subcommand relays and journals a `Command` server
-    /// (`None`: no client-side journal).
-    pub tap_program: Option<PathBuf>,
-    /// The server's confinement: `--confinement`, `--allow-read`, `--allow-write`.
-    pub confinement: ConfinementOptions,
-    /// Drive the chat through DSH's own agent loop in Node (`--real-loop`) instead of
-    /// dsh-sim's; `None`: dsh-sim's loop.
-    pub real_loop: Option<real_loop::RealLoopHost>,
-}
-
-/// The default bound on one scenario's chat against the fake. The slowest scenario
-/// (a 2.5 s tool racing two timeouts) takes under 3 s, so 10 s leaves room for a loaded
-/// machine while a hanging adapter still fails the scenario in seconds. A scenario that
-/// needs longer says so with `time_bound_secs`.
-pub const DEFAULT_TIME_BOUND: Duration = Duration::from_secs(10);
-
-/// The default bound on the adapter's disposal at the end of a scenario.
-pub const DEFAULT_DISPOSE_BOUND: Duration = Duration::from_secs(10);
-
-impl RunnerOptions {
-    /// Defaults for running against the fake launched from `program`.
-    pub fn with_fake(program: PathBuf) -> Self {
-        Self {
-            server: ServerChoice::Fake { program },
-            artifacts_root: None,
-            keep_passing_artifacts: false,
-            time_bound: DEFAULT_TIME_BOUND,
-            dispose_bound: DEFAULT_DISPOSE_BOUND,
-            limits: LoopLimits::default(),
-            diagram: None,
-            tap_program: None,
-            confinement: ConfinementOptions::default(),
-            real_loop: None,
-        }
-    }
-}
 
 /// The verdict on one scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,7 +121,7 @@ pub struct ScenarioReport {
     /// Where its artefacts were left (a failure, or `keep_passing_artifacts`).
     pub artifacts: Option<PathBuf>,
     /// The chaos judge's findings (`expect.chaos` scenarios only).
-    pub chaos: Option<crate::chaos::invariants::ChaosOutcome>,
+    pub chaos: Option<crate::runner::judge::chaos::invariants::ChaosOutcome>,
 }
 
 /// What running the chat produced.
@@ -209,7 +130,7 @@ struct Execution {
     journal: Vec<Vec<JournalEntry>>,
     failures: Vec<String>,
     notes: Vec<String>,
-    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
+    chaos: Option<crate::runner::judge::chaos::invariants::ChaosOutcome>,
 }
 
 /// Runs the scenario at `path`.
@@ -300,7 +221,7 @@ struct Finished {
     failures: Vec<String>,
     notes: Vec<String>,
     artifacts: Option<PathBuf>,
-    chaos: Option<crate::chaos::invariants::ChaosOutcome>,
+    chaos: Option<crate::runner::judge::chaos::invariants::ChaosOutcome>,
 }
 
 /// Sets up a temporary workspace (script, journal folder, scratch root) and a runtime,
@@ -400,13 +321,13 @@ fn run_in_workspace(
         home_dir = Some(dir);
     }
     let home_dir = home_dir.filter(|_| fake_mode);
-    let watch = conversations::watch(scenario, home_dir.as_deref(), &scratch_root)?;
+    let watch = judge::conversations::watch(scenario, home_dir.as_deref(), &scratch_root)?;
     if !planted.is_empty() {
         let mut host: Vec<_> = std::env::vars_os().collect();
         host.extend(planted.into_iter().map(|(k, v)| (k.into(), v.into())));
         config.host_env = Some(host);
     }
-    let home_check = server_home::ServerHomeCheck::start(scenario, fake_mode, &config);
+    let home_check = ServerHomeCheck::start(scenario, fake_mode, &config);
     own_paths.apply(&options.confinement, &mut config);
     let knobs = &scenario.dsh.adapter;
     if let Some(ms) = knobs.timeout_ms {
@@ -423,13 +344,13 @@ fn run_in_workspace(
         .extra_disabled_tools
         .clone_from(&knobs.extra_disabled_tools);
     let journal = (fake_mode || client_side).then_some(journal_dir.as_path());
-    let kept = conversations::kept_in_scratch_root(watch.as_ref());
+    let kept = judge::conversations::kept_in_scratch_root(watch.as_ref());
     let run = execute(scenario, config, options, journal, &scratch_root, &kept);
     let mut execution = runtime.block_on(run);
     // After disposal (in `execute`); a live planted ledger stays locked until here.
     execution
         .failures
-        .extend(conversations::judge(watch.as_ref()));
+        .extend(judge::conversations::judge(watch.as_ref()));
     (execution.failures).extend(home_check.iter().flat_map(ServerHomeCheck::judge));
     execution
         .failures
@@ -625,13 +546,19 @@ async fn execute(
         .map(|leak| format!("leak: {leak}")),
     );
     let chaos = chaos.zip(watch).map(|(expect, watch)| {
-        let left = crate::chaos::verdict::RunLeft {
+        let left = crate::runner::judge::chaos::verdict::RunLeft {
             transcript: &transcript,
             journal: &journal,
             secret: scenario.fake.planted_secret.as_deref(),
             live_tasks,
         };
-        crate::chaos::verdict::judge_run(expect, watch, &left, &mut failures, &mut notes)
+        crate::runner::judge::chaos::verdict::judge_run(
+            expect,
+            watch,
+            &left,
+            &mut failures,
+            &mut notes,
+        )
     });
     Execution {
         transcript,
@@ -640,15 +567,6 @@ async fn execute(
         notes,
         chaos,
     }
-}
-
-/// What one chat is driven with.
-pub(crate) struct ChatRun<'a> {
-    pub(crate) scenario: &'a Scenario,
-    registry: &'a HostRegistry,
-    pub(crate) options: &'a RunnerOptions,
-    /// The fake's journal, when running the fake.
-    pub(crate) journal_dir: Option<&'a Path>,
 }
 
 async fn drive_chat(
@@ -687,7 +605,7 @@ async fn drive_chat(
         // Under chaos a fault may fail it cleanly; only the invariants judge the run.
         failures.push(format!(
             "{}{error}",
-            crate::chaos::verdict::LIST_MODELS_FAILED
+            crate::runner::judge::chaos::verdict::LIST_MODELS_FAILED
         ));
     }
     let setup = ChatSetup {
@@ -785,13 +703,4 @@ async fn drive_chat(
              sets `time_bound_secs`)"
         ));
     }
-}
-
-/// The bound on a scenario's chat: the runner's, or the scenario's own when it is longer
-/// (a scenario never shortens the bound a slower server was given).
-pub(crate) fn chat_bound(scenario: &Scenario, options: &RunnerOptions) -> Duration {
-    scenario
-        .time_bound_secs
-        .map(Duration::from_secs)
-        .map_or(options.time_bound, |own| own.max(options.time_bound))
 }

@@ -5,31 +5,34 @@
 //! and column ([`load`]). `scenarios/README.md` documents every key for contributors.
 
 mod chaos;
-mod checks;
 mod claim_id;
 mod conversations;
+mod error_code_schema;
 mod faults;
 mod files;
+mod finish;
 mod install;
 mod load;
 mod platforms;
 mod schema;
+mod validation;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use antigravity_acp::contract::LlmErrorCode;
 
-use crate::host::transcript::FinishKind;
 use fake_antigravity::script::Script;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use validation::Check;
 
-pub use chaos::ChaosExpectation;
+pub use chaos::{CHAOS_SIMULATOR_ONLY, ChaosExpectation};
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
 pub use conversations::{LedgerOwner, MAX_PLANTED_SESSIONS, PlantedLedger};
 pub use faults::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
+pub use finish::FinishKind;
 pub use install::{
     ArchiveKind, CacheStep, InstallExpectation, InstallFault, InstallOutcomeKind, InstallScript,
     KillStep, PinKind, RegistryDigest, RegistryKind, ServeKind,
@@ -49,7 +52,7 @@ pub struct Scenario {
     /// Set while the scenario reproduces a bug that is not fixed yet: why it fails and
     /// where the fix is tracked. The runner then reports its failure as XFAIL (not a
     /// failure) and its passing as a failure (XPASS), so the marker goes with the fix.
-    #[serde(default, deserialize_with = "checks::known_failure")]
+    #[serde(default, deserialize_with = "validation::known_failure")]
     pub known_failure: Option<String>,
     /// Whether the scenario also runs against a real server (`--server`); default true.
     #[serde(default = "default_true")]
@@ -57,20 +60,20 @@ pub struct Scenario {
     /// The bound on the whole chat, in seconds, for a scenario that needs longer than
     /// the runner's default (10 s against the fake; `dsh-sim run --timeout` sets it).
     /// The longer of the two applies.
-    #[serde(default, deserialize_with = "checks::time_bound_secs")]
+    #[serde(default, deserialize_with = "validation::time_bound_secs")]
     pub time_bound_secs: Option<u64>,
     /// The fake server's script, exactly `fake_antigravity::script::Script`.
-    #[serde(default, deserialize_with = "checks::checked_script")]
+    #[serde(default, deserialize_with = "validation::checked_script")]
     pub fake: Script,
     /// The registry and cache the server is installed from; absent: the adapter runs the
     /// fake as a command.
     #[serde(default)]
     pub install: Option<InstallScript>,
     /// What DSH does: its tools, saved model, system prompt and the user's messages.
-    #[serde(deserialize_with = "checks::checked")]
+    #[serde(deserialize_with = "validation::checked")]
     pub dsh: DshScript,
     /// What must hold at the end.
-    #[serde(default, deserialize_with = "checks::checked")]
+    #[serde(default, deserialize_with = "validation::checked")]
     pub expect: Expectations,
     /// Set when the scenario uses a DSH point only dsh-sim's loop has (dropping the
     /// stream, leaving tool calls parked, an install judged on the installer's events):
@@ -80,7 +83,7 @@ pub struct Scenario {
     pub simulator_only: Option<String>,
     /// Set when the scenario cannot hold on every system DSH runs on: the systems it
     /// holds on and why. Elsewhere it is reported as not run, never as a pass.
-    #[serde(default, deserialize_with = "checks::checked_option")]
+    #[serde(default, deserialize_with = "validation::checked_option")]
     pub platforms: Option<Platforms>,
     /// Set when the scenario's sessions deliberately outlive the run on disk: why. The
     /// after-run B08 check then does not count their conversation files as leftovers
@@ -109,7 +112,7 @@ pub struct DshScript {
     #[serde(default)]
     pub system: Option<String>,
     /// The tools DSH offers, with DSH's permission policy and behaviour for each.
-    #[serde(default, deserialize_with = "checks::checked_each")]
+    #[serde(default, deserialize_with = "validation::checked_each")]
     pub tools: Vec<ToolSpec>,
     /// The user's messages, in order; each starts an agent-loop run.
     pub chat: Vec<ChatEntry>,
@@ -141,7 +144,7 @@ pub struct DshScript {
     /// Session ledgers of other DSH processes planted before the provider starts, as a
     /// crash (`owner: dead`) or a live process (`owner: live`) left them, each with
     /// `sessions` sessions' conversation files in the `GEMINI_HOME` (B08's sweep).
-    #[serde(default, deserialize_with = "checks::checked_each")]
+    #[serde(default, deserialize_with = "validation::checked_each")]
     pub leftovers: Vec<PlantedLedger>,
 }
 
@@ -387,7 +390,7 @@ pub struct Expectations {
     /// The code of the failure the last run's `error` (or `aborted`) finish carries, a
     /// DSH string such as `ACP_TIMEOUT`.
     #[serde(default)]
-    #[schemars(schema_with = "schema::llm_error_code")]
+    #[schemars(schema_with = "error_code_schema::llm_error_code")]
     pub error: Option<LlmErrorCode>,
     /// Text the message of that failure must contain.
     #[serde(default)]
@@ -595,5 +598,49 @@ impl std::fmt::Display for McpResultKind {
             Self::Error => "error",
             Self::Failed => "failed",
         })
+    }
+}
+
+impl Check for ToolSpec {
+    fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("a tool needs a non-empty `name`".to_owned());
+        }
+        if self.result.is_some() && self.error.is_some() {
+            return Err(format!(
+                "tool `{}` sets both `result` and `error`; choose one",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Check for DshScript {
+    fn check(&self) -> Result<(), String> {
+        if self.chat.is_empty() {
+            return Err("`dsh.chat` needs at least one `user` message".to_owned());
+        }
+        let mut names = BTreeSet::new();
+        for tool in &self.tools {
+            if !names.insert(tool.name.as_str()) {
+                return Err(format!("tool `{}` is declared twice", tool.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Check for Expectations {
+    fn check(&self) -> Result<(), String> {
+        if let (Some(finish), Some(_)) = (self.finish, self.error)
+            && !matches!(finish, FinishKind::Error | FinishKind::Aborted)
+        {
+            return Err(format!(
+                "`expect.error` names a failure, but `finish: {}` carries none (use `error` or `aborted`)",
+                finish.name()
+            ));
+        }
+        Ok(())
     }
 }

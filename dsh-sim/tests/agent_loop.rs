@@ -14,7 +14,8 @@ use antigravity_acp::contract::{
 };
 use dsh_sim::host::agent_loop::{ABORTED_BY_USER, AgentLoop, ChatSetup, LoopLimits};
 use dsh_sim::host::tools::{HostTool, PERMISSION_DENIED, ToolBehaviour};
-use dsh_sim::host::transcript::{FinishKind, RunOutcome, Transcript};
+use dsh_sim::host::transcript::{RunOutcome, Transcript};
+use dsh_sim::scenario::FinishKind;
 use dsh_sim::scenario::{AbortPoint, Permission};
 use futures::future::BoxFuture;
 use rstest::rstest;

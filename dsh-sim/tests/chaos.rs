@@ -8,13 +8,14 @@ use std::time::Duration;
 use antigravity_acp::contract::{FinishReason, LlmFailure, StreamChunk};
 use dsh_sim::chaos::catalogue::select;
 use dsh_sim::chaos::driver::{ChaosSettings, run_session};
-use dsh_sim::chaos::invariants::{Observed, judge};
 use dsh_sim::chaos::plan::{default_paths, load_bases, plan};
-use dsh_sim::chaos::watch::Watched;
 use dsh_sim::host::transcript::{
-    FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
+    GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
 };
+use dsh_sim::runner::judge::chaos::invariants::{Observed, judge};
+use dsh_sim::runner::judge::chaos::watch::Watched;
 use dsh_sim::scenario::ChaosExpectation;
+use dsh_sim::scenario::FinishKind;
 use fake_antigravity::journal::JournalEntry;
 use serde_json::json;
 

@@ -5,10 +5,10 @@
 use std::process::{Child, Command};
 use std::time::Duration;
 
-use dsh_sim::runner::leak::{
+use dsh_sim::runner::judge::leak::{
     exit_bound, find_leaks, find_leaks_keeping, process_is_live, process_is_running,
 };
-use dsh_sim::runner::wire::ProcessFacts;
+use dsh_sim::runner::judge::wire::ProcessFacts;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -160,7 +160,7 @@ fn a_server_child_that_outlives_the_bound_fails_the_leak_check() -> TestResult {
     assert_eq!(reasons.len(), 1, "only the survivor fails: {reasons:#?}");
     // The helper ends by itself 8 s after the server; leave nothing behind.
     let rt = tokio::runtime::Runtime::new()?;
-    let gone = rt.block_on(dsh_sim::runner::leak::await_gone(
+    let gone = rt.block_on(dsh_sim::runner::judge::leak::await_gone(
         helper,
         std::time::Instant::now() + Duration::from_secs(15),
     ));

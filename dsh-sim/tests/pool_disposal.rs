@@ -13,7 +13,7 @@ use antigravity_acp::contract::{
     ChunkStream, GenerateOptions, LlmAdapter, Message, StreamChunk, ToolSchema,
 };
 use antigravity_acp::{AdapterConfig, AntigravityProvider};
-use dsh_sim::runner::leak::process_is_live;
+use dsh_sim::runner::judge::leak::process_is_live;
 use dsh_sim::runner::server_command::fake_command;
 use fake_antigravity::journal::JournalEntry;
 use futures::StreamExt;

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use dsh_sim::runner::leak::{find_leaks, process_is_live};
-use dsh_sim::runner::wire::{bridge_urls, check_wire, extract};
+use dsh_sim::runner::judge::leak::{find_leaks, process_is_live};
+use dsh_sim::runner::judge::wire::{bridge_urls, check_wire, extract};
 use dsh_sim::scenario::{
     CapabilityExpectation, McpResultKind, McpServersExpectation, WireExpectations,
 };

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::chaos::catalogue::FaultRow;
-use crate::chaos::invariants::Slowest;
 use crate::chaos::plan::{Base, plan};
+use crate::runner::judge::chaos::invariants::Slowest;
 use crate::runner::{RunnerOptions, Verdict, run_scenario};
 
 /// What a chaos session runs.

@@ -37,9 +37,6 @@ pub const CHAOS_SHUTDOWN_GRACE_MS: u64 = 200;
 /// waits and a margin for a loaded machine.
 pub const TERMINAL_BOUND_MS: u64 = 3 * CHAOS_TIMEOUT_MS + 1_500;
 
-/// Why a chaos run (and its replay file) runs under dsh-sim's loop only.
-pub const CHAOS_SIMULATOR_ONLY: &str = "expect.chaos: the chaos invariants watch the adapter inside dsh-sim's process (its tasks, panics, logs and timings)";
-
 /// A base scenario, parsed once.
 #[derive(Debug, Clone)]
 pub struct Base {
@@ -211,7 +208,10 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
     if let Some(object) = value.as_object_mut() {
         object.insert("name".into(), json!(name));
         object.insert("covers".into(), json!(["B04"]));
-        object.insert("simulator_only".into(), json!(CHAOS_SIMULATOR_ONLY));
+        object.insert(
+            "simulator_only".into(),
+            json!(crate::scenario::CHAOS_SIMULATOR_ONLY),
+        );
         // The fault is the fake's script: a real server would run the base unfaulted.
         object.insert("real_server".into(), json!(false));
         object.insert(

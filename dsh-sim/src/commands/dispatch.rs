@@ -244,7 +244,7 @@ fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<
 }
 
 /// Logs go to stderr only, filtered by `RUST_LOG` (default: warnings). Every event of
-/// the adapter (any level) also passes the chaos secret watch (`chaos::watch`), which
+/// the adapter (any level) also passes the chaos secret watch (`runner::judge::chaos::watch`), which
 /// costs one atomic load per event while no chaos run is watched.
 fn init_logging() {
     init_logging_by_default("warn");
@@ -258,17 +258,17 @@ fn init_logging_by_default(default: &str) {
     use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let watched = crate::chaos::watch::watched_targets();
+    let watched = crate::runner::judge::chaos::watch::watched_targets();
     let installed = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
                 .with_filter(filter),
         )
-        .with(crate::chaos::watch::SecretWatchLayer::new().with_filter(watched))
+        .with(crate::runner::judge::chaos::watch::SecretWatchLayer::new().with_filter(watched))
         .try_init();
     if installed.is_ok() {
-        crate::chaos::watch::mark_installed();
+        crate::runner::judge::chaos::watch::mark_installed();
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::runner::real_loop::RealLoopHost;
+use crate::runner::options::RealLoopHost;
 
 /// The `run` options of the real-loop host.
 #[derive(Debug, clap::Args)]

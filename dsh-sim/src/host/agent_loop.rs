@@ -22,9 +22,10 @@ use crate::host::registry::split_model;
 use crate::host::stream_check::{Progress, StreamValidator, describe};
 use crate::host::tools::{Handled, HostTool, ToolBehaviour, handle_call, result_message};
 use crate::host::transcript::{
-    FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
+    GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
 };
 use crate::scenario::AbortPoint;
+use crate::scenario::FinishKind;
 
 /// The loop's own bounds.
 #[derive(Debug, Clone, Copy)]

@@ -13,7 +13,7 @@ use antigravity_acp::contract::{
     ContentBlock, ContentBlockType, FinishReason, StreamChunk, TextBlock, ToolCallBlock,
 };
 
-use crate::host::transcript::FinishKind;
+use crate::scenario::FinishKind;
 
 /// What the consumer should do after a chunk was accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

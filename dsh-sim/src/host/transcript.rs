@@ -8,7 +8,9 @@ use antigravity_acp::contract::{
     ContentBlock, ContentBlockType, FinishReason, GenerateOptions, LlmFailure, Message, Role,
     StreamChunk,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::scenario::FinishKind;
 
 /// Everything DSH saw during one scenario.
 #[derive(Debug, Default, Serialize)]
@@ -40,47 +42,6 @@ pub struct GenerationRecord {
     /// How long after the `stream` call its terminal chunk arrived (none: it never did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_after: Option<std::time::Duration>,
-}
-
-/// The kind of a `finish` chunk's reason (DSH's `FinishReason.kind`), as scenarios spell
-/// it in `expect.finish`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum FinishKind {
-    /// `stop`.
-    Stop,
-    /// `tool-calls`.
-    ToolCalls,
-    /// `max-tokens`.
-    MaxTokens,
-    /// `aborted` (with a failure, code `ABORTED`).
-    Aborted,
-    /// `error` (with a failure).
-    Error,
-}
-
-impl FinishKind {
-    /// The kind of `reason`.
-    pub fn of(reason: &FinishReason) -> Self {
-        match reason {
-            FinishReason::Stop => Self::Stop,
-            FinishReason::ToolCalls => Self::ToolCalls,
-            FinishReason::MaxTokens => Self::MaxTokens,
-            FinishReason::Aborted { .. } => Self::Aborted,
-            FinishReason::Error { .. } => Self::Error,
-        }
-    }
-
-    /// DSH's spelling (`stop`, `tool-calls`, `max-tokens`, `aborted`, `error`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Stop => "stop",
-            Self::ToolCalls => "tool-calls",
-            Self::MaxTokens => "max-tokens",
-            Self::Aborted => "aborted",
-            Self::Error => "error",
-        }
-    }
 }
 
 /// How an agent-loop run ended.

@@ -3,13 +3,12 @@
 //! in the scenario's starting state (a good install then damage, installer processes run
 //! at once, one killed mid-extraction or at any step), arms the scenario's install fault
 //! (`install_fault`), hands the adapter an *installed* server source, and afterwards
-//! judges the install from outside: archive requests counted on the wire, the cache
-//! compared byte for byte with the archive, nothing planted anywhere.
+//! records what the judge of the install ([`crate::runner::judge::install`]) reads: the
+//! archive requests counted on the wire, the events, the cache's leftovers.
 
 mod archive_builder;
 mod cache_steps;
 mod install_fault;
-mod judge;
 mod registry_server;
 
 use std::path::{Path, PathBuf};
@@ -27,7 +26,6 @@ pub use archive_builder::{
     build as build_archive, member_here,
 };
 pub use cache_steps::registry_document;
-pub use judge::judge_install;
 pub use registry_server::RegistryServer;
 
 use crate::scenario::{InstallFault, InstallOutcomeKind, InstallScript, PinKind};
@@ -219,7 +217,7 @@ impl Provisioning {
         let published_after_chat = cache_dir
             .join(antigravity_acp::install::CURRENT_DIR)
             .exists();
-        let leftovers_after_chat = judge::leftovers(&cache_dir);
+        let leftovers_after_chat = cache_leftovers(&cache_dir);
         // Whatever a fault did, the next launch must leave a verified install.
         let next_attempt = match self.fault {
             Some(_) => Some(install_fault::next_attempt(&self.options).await),
@@ -240,6 +238,22 @@ impl Provisioning {
             failures: self.failures,
         }
     }
+}
+
+/// Anything in the cache but the lock and the published install.
+pub fn cache_leftovers(cache: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name != antigravity_acp::install::LOCK_FILE
+                && name != antigravity_acp::install::CURRENT_DIR
+        })
+        .map(|name| format!("the cache holds a leftover `{name}`"))
+        .collect()
 }
 
 /// What happened during an install scenario, for the judge.

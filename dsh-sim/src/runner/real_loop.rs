@@ -12,7 +12,7 @@
 pub mod plugin_config;
 pub mod record;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -24,8 +24,10 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use crate::host::registry::{BUNDLE_DEFAULT_MODEL, split_model};
 use crate::host::tools::{HostTool, ToolBehaviour};
 use crate::host::transcript::Transcript;
-use crate::runner::between_runs::{checks_after_run, checks_before_run};
-use crate::runner::{ChatRun, DEFAULT_SYSTEM_PROMPT, RunnerOptions, ServerChoice, chat_bound};
+use crate::runner::judge::between_runs::{checks_after_run, checks_before_run};
+use crate::runner::options::{
+    ChatRun, DEFAULT_SYSTEM_PROMPT, RealLoopHost, RunnerOptions, ServerChoice, chat_bound,
+};
 use crate::scenario::{AbortPoint, Permission, Scenario};
 
 /// The prefix of the driver's protocol lines on its stdout.
@@ -33,26 +35,6 @@ const PROTOCOL_PREFIX: &str = "@@dsh-loop ";
 
 /// How long the driver has to mount DSH's loop and the plugin.
 const START_BOUND: Duration = Duration::from_secs(30);
-
-/// How to start DSH's loop: `<node> <driver> SPEC`.
-#[derive(Debug, Clone)]
-pub struct RealLoopHost {
-    /// The Node binary.
-    pub node: PathBuf,
-    /// `dsh-plugin/scenarios/driver.mjs`.
-    pub driver: PathBuf,
-}
-
-impl RealLoopHost {
-    /// `node` and the driver of this checkout.
-    pub fn of_this_checkout(node: PathBuf) -> Self {
-        Self {
-            node,
-            driver: Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../dsh-plugin/scenarios/driver.mjs"),
-        }
-    }
-}
 
 /// Where the drive leaves what it saw.
 pub(crate) struct Recorded<'a> {
@@ -117,7 +99,7 @@ fn inexpressible(scenario: &Scenario) -> Option<String> {
         );
     }
     if scenario.expect.chaos.is_some() {
-        return Some(format!("`{}`", crate::chaos::plan::CHAOS_SIMULATOR_ONLY));
+        return Some(format!("`{}`", crate::scenario::CHAOS_SIMULATOR_ONLY));
     }
     if scenario.dsh.fault.is_some() {
         return Some(

@@ -2,12 +2,12 @@
 //! the crash leftovers a scenario plants before the provider starts (`dsh.leftovers`),
 //! and the declared exemption of a scenario whose sessions deliberately outlive the run
 //! (`leaves_conversations`). The runner plants them (`runner/leftovers.rs`) and judges
-//! them after disposal (`runner/conversations.rs`).
+//! them after disposal (`runner/judge/conversations.rs`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, de};
 
-use super::checks::Check;
+use super::validation::Check;
 
 /// The most sessions one planted ledger may list (a handful proves the sweep).
 pub const MAX_PLANTED_SESSIONS: usize = 16;

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::checks::Check;
+use super::validation::Check;
 
 /// A system DSH runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]

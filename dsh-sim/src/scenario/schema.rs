@@ -3,9 +3,7 @@
 //! strict parser stays the judge; the schema is its editor-side mirror (a test keeps the
 //! committed file current, and every scenario names it in its first line).
 
-use antigravity_acp::contract::LlmErrorCode;
 use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator, json_schema};
 
 use super::Scenario;
 
@@ -29,20 +27,4 @@ pub fn scenario_schema_json() -> String {
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
-}
-
-/// The adapter's failure codes, as scenarios spell them (`expect.error`): DSH's strings.
-pub(super) fn llm_error_code(_: &mut SchemaGenerator) -> Schema {
-    string_enum(
-        "The code of the failure the last run's finish carries (a DSH string).",
-        LlmErrorCode::ALL.iter().map(|code| code.as_str().into()),
-    )
-}
-
-fn string_enum(description: &str, values: impl Iterator<Item = serde_json::Value>) -> Schema {
-    json_schema!({
-        "description": description,
-        "type": "string",
-        "enum": values.collect::<Vec<_>>(),
-    })
 }

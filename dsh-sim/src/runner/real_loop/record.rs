@@ -14,8 +14,9 @@ use serde_json::Value;
 use crate::host::agent_loop::stopped_by_user;
 use crate::host::stream_check::{Progress, StreamValidator, describe};
 use crate::host::transcript::{
-    FinishKind, GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
+    GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
 };
+use crate::scenario::FinishKind;
 use crate::scenario::Scenario;
 
 /// What the driver writes (`driver.mjs`'s `record`).

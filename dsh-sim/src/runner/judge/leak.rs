@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::runner::wire::ProcessFacts;
+use crate::runner::judge::wire::ProcessFacts;
 
 /// How long a loopback connection attempt may take before it counts as not refused.
 const CONNECT_BOUND: Duration = Duration::from_secs(2);

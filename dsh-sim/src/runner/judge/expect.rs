@@ -2,8 +2,9 @@
 //! `error_message_contains`, `generations`, `executions`, `final_text`, `streams`) against
 //! the transcript of the chat.
 
-use crate::host::transcript::{FinishKind, RunOutcome, Transcript, summarize, visible_text};
+use crate::host::transcript::{RunOutcome, Transcript, summarize, visible_text};
 use crate::scenario::Expectations;
+use crate::scenario::FinishKind;
 
 /// Every DSH-side expectation that does not hold, as readable sentences.
 pub fn check_transcript(expect: &Expectations, transcript: &Transcript) -> Vec<String> {

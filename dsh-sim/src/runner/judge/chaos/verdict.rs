@@ -4,9 +4,9 @@
 
 use fake_antigravity::journal::JournalEntry;
 
-use crate::chaos::invariants::{ChaosOutcome, Observed, judge};
-use crate::chaos::watch::RunWatch;
 use crate::host::transcript::Transcript;
+use crate::runner::judge::chaos::invariants::{ChaosOutcome, Observed, judge};
+use crate::runner::judge::chaos::watch::RunWatch;
 use crate::scenario::ChaosExpectation;
 
 /// How a failed `listModels` starts its failure in the runner (excused under chaos).

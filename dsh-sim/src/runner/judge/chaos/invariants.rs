@@ -20,8 +20,8 @@ use std::time::Duration;
 use antigravity_acp::contract::StreamChunk;
 use fake_antigravity::journal::JournalEntry;
 
-use crate::chaos::watch::Watched;
 use crate::host::transcript::{RunOutcome, Transcript};
+use crate::runner::judge::chaos::watch::Watched;
 use crate::scenario::ChaosExpectation;
 
 /// Everything a run left that the invariants judge.

@@ -7,12 +7,13 @@
 use std::path::Path;
 
 use antigravity_acp::contract::LlmErrorCode;
-use antigravity_acp::install::{CURRENT_DIR, InstallEvent, LOCK_FILE, RECEIPT_FILE};
+use antigravity_acp::install::{CURRENT_DIR, InstallEvent, RECEIPT_FILE};
 
-use super::ProvisionRecord;
-use super::archive_builder::{HARNESS_MEMBER, PLANTED_PREFIX, member_here};
 use crate::host::transcript::Transcript;
-use crate::runner::wire::ProcessFacts;
+use crate::runner::judge::wire::ProcessFacts;
+use crate::runner::provision::{
+    HARNESS_MEMBER, PLANTED_PREFIX, ProvisionRecord, cache_leftovers, member_here,
+};
 use crate::scenario::{InstallExpectation, InstallOutcomeKind};
 
 /// Every failure of the install expectations and the install's invariants.
@@ -96,7 +97,7 @@ pub fn judge_install(
             }
             let after_chat = &record.leftovers_after_chat;
             failures.extend(
-                leftovers(&record.cache_dir)
+                cache_leftovers(&record.cache_dir)
                     .into_iter()
                     .filter(|left| !after_chat.contains(left)),
             );
@@ -156,19 +157,6 @@ fn planted_files(workspace: &Path) -> Vec<String> {
         }
     }
     found
-}
-
-/// Anything in the cache but the lock and the published install.
-pub(super) fn leftovers(cache: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(cache) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| name != LOCK_FILE && name != CURRENT_DIR)
-        .map(|name| format!("the cache holds a leftover `{name}`"))
-        .collect()
 }
 
 /// The published install must hold exactly the archive's members, byte for byte, with

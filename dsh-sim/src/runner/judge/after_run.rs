@@ -5,7 +5,7 @@
 //! cwd, and no session `cwd` of a prompted (finished) session may remain. A
 //! turn that ended uncleanly is torn down after DSH holds its terminal part (the server's
 //! shutdown grace, then its group killed), so the check waits for that, bounded by
-//! [`crate::runner::leak::exit_bound`], counts a zombie as gone, and says how long it
+//! [`crate::runner::judge::leak::exit_bound`], counts a zombie as gone, and says how long it
 //! waited. Also: waiting, with a bound, for processes to exit.
 
 use std::collections::HashMap;
@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use fake_antigravity::journal::JournalEntry;
 use serde_json::Value;
 
-use crate::runner::leak::{process_is_running, seconds};
+use crate::runner::judge::leak::{process_is_running, seconds};
 
 /// How long a turn that ended uncleanly may take to close its bridge after DSH holds its
-/// terminal part (its process gets [`crate::runner::leak::exit_bound`]).
+/// terminal part (its process gets [`crate::runner::judge::leak::exit_bound`]).
 pub const SETTLE_BOUND: Duration = Duration::from_secs(3);
 
 /// How often a bounded wait looks at the journal again.

@@ -183,7 +183,7 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             JournalEntry::SlashCommand { command, .. } => {
                 facts.slash_commands.push(format!("/{command}"));
             }
-            // The credentials are judged on disk after the run (`runner/conversations.rs`).
+            // The credentials are judged on disk after the run (`runner/judge/conversations.rs`).
             JournalEntry::SettingsWritten { auth_type, by } => {
                 let written = auth_type.as_deref().unwrap_or("none");
                 facts.settings_written.push(format!("{written} by {by}"));

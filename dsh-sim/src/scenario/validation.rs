@@ -1,12 +1,10 @@
-//! Semantic checks that serde's derive cannot express (a non-empty chat, unique tool
-//! names, `result` xor `error`, ...). They run while parsing, so a failure carries the
-//! location of the YAML node it concerns.
-
-use std::collections::BTreeSet;
+//! Parse-time validation: the rules serde's derive cannot express run while parsing, so
+//! a failure carries the location of the YAML node it concerns. This module owns the
+//! machinery ([`Check`] and the `deserialize_with` helpers that run it) and the rules of
+//! single fields; a part's own rules (a non-empty chat, unique tool names, `result` xor
+//! `error`) are its [`Check`] impl, beside its type in `scenario.rs`.
 
 use serde::{Deserialize, Deserializer, de};
-
-use super::{DshScript, Expectations, ToolSpec};
 
 /// A part of a scenario that can be checked on its own once parsed.
 pub(super) trait Check {
@@ -51,51 +49,6 @@ where
 {
     Vec::<Checked<T>>::deserialize(deserializer)
         .map(|items| items.into_iter().map(|checked| checked.0).collect())
-}
-
-impl Check for ToolSpec {
-    fn check(&self) -> Result<(), String> {
-        if self.name.trim().is_empty() {
-            return Err("a tool needs a non-empty `name`".to_owned());
-        }
-        if self.result.is_some() && self.error.is_some() {
-            return Err(format!(
-                "tool `{}` sets both `result` and `error`; choose one",
-                self.name
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Check for DshScript {
-    fn check(&self) -> Result<(), String> {
-        if self.chat.is_empty() {
-            return Err("`dsh.chat` needs at least one `user` message".to_owned());
-        }
-        let mut names = BTreeSet::new();
-        for tool in &self.tools {
-            if !names.insert(tool.name.as_str()) {
-                return Err(format!("tool `{}` is declared twice", tool.name));
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Check for Expectations {
-    fn check(&self) -> Result<(), String> {
-        use crate::host::transcript::FinishKind;
-        if let (Some(finish), Some(_)) = (self.finish, self.error)
-            && !matches!(finish, FinishKind::Error | FinishKind::Aborted)
-        {
-            return Err(format!(
-                "`expect.error` names a failure, but `finish: {}` carries none (use `error` or `aborted`)",
-                finish.name()
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// `deserialize_with` helper for `known_failure`: the reason must say something.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::runner::{leak, run_checks, wire};
+use crate::runner::judge::{after_run, leak, wire};
 use crate::scenario::{self, AbortPoint};
 
 /// Every bridge the fake was given so far that still accepts connections.
@@ -39,7 +39,7 @@ pub(crate) async fn checks_before_run(
     time_bound: Duration,
 ) -> Vec<String> {
     if let (Some(count), Some(dir)) = (entry.await_exits, journal_dir)
-        && let Err(why) = run_checks::await_exits(dir, count, time_bound).await
+        && let Err(why) = after_run::await_exits(dir, count, time_bound).await
     {
         return vec![format!("before the run for {:?}: {why}", entry.user)];
     }
@@ -63,11 +63,11 @@ pub(crate) async fn checks_after_run(
     };
     let open = match entry.abort {
         Some(AbortPoint::OnToolCalls | AbortPoint::DropOnFirstDelta) => {
-            bridges_closed_within(dir, run_checks::SETTLE_BOUND).await
+            bridges_closed_within(dir, after_run::SETTLE_BOUND).await
         }
         Some(AbortPoint::LeaveToolCalls) => return Vec::new(),
         // A DSH fault that drops the stream or aborts mid-turn: as after an abort on tool calls.
-        None if fault_drops_streams => bridges_closed_within(dir, run_checks::SETTLE_BOUND).await,
+        None if fault_drops_streams => bridges_closed_within(dir, after_run::SETTLE_BOUND).await,
         Some(AbortPoint::OnFirstDelta | AbortPoint::OnFirstDeltaReadingOn) | None => {
             open_bridges(dir).await
         }
@@ -79,7 +79,7 @@ pub(crate) async fn checks_after_run(
     // After every run, not only at disposal: what is alive is idle and healthy,
     // and no finished turn left its session cwd or its scratch dir (C14, C38).
     failures.extend(
-        run_checks::leaks_after_run(dir, leak::exit_bound())
+        after_run::leaks_after_run(dir, leak::exit_bound())
             .await
             .into_iter()
             .map(|leak| format!("leak after the run for {:?}: {leak}", entry.user)),
