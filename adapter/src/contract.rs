@@ -18,7 +18,7 @@ mod registry;
 mod request;
 mod stream;
 
-pub use error::{LlmError, LlmErrorCode};
+pub use error::{LlmError, LlmErrorCode, LlmFailure};
 pub use message::{
     ContentBlock, ImageAttachmentRef, ImageBlock, Message, Role, TextBlock, ToolCallBlock,
     ToolResultBlock, ToolResultView, blocks_text,
@@ -30,8 +30,8 @@ pub use models::{
 pub use registry::{AdapterRegistry, RegistryError};
 pub use request::{GenerateOptions, Purpose, ResolvedImage, ToolSchema};
 pub use stream::{
-    ChunkSender, ChunkStream, ContentBlockType, FinishReason, LlmFailure, STREAM_CAPACITY,
-    StreamChunk, TokenUsage,
+    ChunkSender, ChunkStream, ContentBlockType, FinishReason, STREAM_CAPACITY, StreamChunk,
+    TokenUsage,
 };
 
 use futures::future::BoxFuture;

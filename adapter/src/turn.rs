@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_client_protocol::v1::schema::{ContentBlock, PromptRequest, StopReason};
+use agent_client_protocol::v1::schema::{ContentBlock, PromptRequest};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
@@ -33,11 +33,12 @@ pub(crate) use windows::{ContextWindows, WindowReport};
 use crate::acp::{ServerEvent, SignIn, choose_model};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
-use crate::contract::{ChunkSender, FinishReason, LlmError, LlmErrorCode, StreamChunk};
+use crate::contract::{ChunkSender, FinishReason, StreamChunk};
 use crate::error::AdapterError;
 use crate::pool::{PoolKey, PooledProcess, ProcessPool, ServerLink, spawn_server};
 use crate::server::{LaunchLine, ServerLauncher};
 use driver::TurnLoop;
+use ends::aborted;
 use ends::{Outcome, TurnEnds};
 use resources::{Home, TurnResources};
 
@@ -363,32 +364,6 @@ async fn open(
         }),
     )));
     Ok(())
-}
-
-/// Maps the server's stop reason to how the prompt ended for DSH: `end_turn` is `stop`
-/// (an empty response when this generation streamed no block), `max_tokens` is
-/// `max-tokens`, a `cancelled` DSH did not ask for is `aborted`; `refusal`,
-/// `max_turn_requests` and any other reason fail with their own codes, never `stop`.
-pub(crate) fn stop_outcome(
-    stop: StopReason,
-    has_content: bool,
-) -> Result<FinishReason, AdapterError> {
-    match stop {
-        StopReason::EndTurn if has_content => Ok(FinishReason::Stop),
-        StopReason::EndTurn => Err(AdapterError::EmptyResponse),
-        StopReason::MaxTokens => Ok(FinishReason::MaxTokens),
-        StopReason::Cancelled => Ok(aborted("the server cancelled the prompt")),
-        StopReason::Refusal => Err(AdapterError::Refusal),
-        StopReason::MaxTurnRequests => Err(AdapterError::TurnLimit),
-        _ => Err(AdapterError::UnknownStop),
-    }
-}
-
-/// An `aborted` finish with code `ABORTED`.
-fn aborted(message: &str) -> FinishReason {
-    FinishReason::Aborted {
-        failure: LlmError::new(LlmErrorCode::Aborted, message).to_failure(),
-    }
 }
 
 /// DSH's terminal chunk for an outcome, if DSH still holds a stream to take it.

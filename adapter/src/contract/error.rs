@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::stream::LlmFailure;
+use serde::{Deserialize, Serialize};
 
 /// A stable failure code. DSH routes and retries on it; its spelling never changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -214,6 +214,25 @@ impl LlmError {
             request_id: None,
         }
     }
+}
+
+/// Serializable failure facts (DSH's `LlmFailure`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmFailure {
+    /// Human-readable, sanitized failure.
+    pub message: String,
+    /// Stable machine-routing code (an [`super::LlmErrorCode`] string).
+    pub code: String,
+    /// HTTP status from the provider, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Provider-requested retry delay in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_retry_after_ms: Option<u64>,
+    /// Opaque provider request id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::error::{LlmError, LlmErrorCode};
+use super::error::{LlmError, LlmErrorCode, LlmFailure};
 use super::message::ContentBlock;
 
 /// DSH's content block `type` tags, as `block-start` names them.
@@ -32,25 +32,6 @@ pub enum ContentBlockType {
     ToolCall,
     /// A tool result.
     ToolResult,
-}
-
-/// Serializable failure facts (DSH's `LlmFailure`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LlmFailure {
-    /// Human-readable, sanitized failure.
-    pub message: String,
-    /// Stable machine-routing code (an [`super::LlmErrorCode`] string).
-    pub code: String,
-    /// HTTP status from the provider, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// Provider-requested retry delay in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider_retry_after_ms: Option<u64>,
-    /// Opaque provider request id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
 }
 
 /// Why a generation ended (DSH's `FinishReason`, tagged by `kind`).

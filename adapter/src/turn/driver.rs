@@ -14,11 +14,10 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::blocks::BlockWriter;
-use super::ends::{Outcome, TurnEnds};
+use super::ends::{Outcome, TurnEnds, stop_outcome};
 use super::event_queue::EventQueue;
 use super::exchange::ToolOutcome;
 use super::exchange::{Continuation, ExchangeRegistry, PendingExchange, SegmentHistory};
-use super::stop_outcome;
 use super::windows::WindowReport;
 use crate::acp::ServerEvent;
 use crate::bridge::{ParkedCall, ToolReply};

@@ -1,11 +1,14 @@
 //! How a turn ends: [`Outcome`], and [`TurnEnds`], the signals that end a turn from
 //! outside whatever it is doing (disposal, supersession, DSH's abort, DSH dropping its
 //! stream). [`TurnEnds::or_end`] is the one place that races a piece of work against them,
-//! always in the same order.
+//! always in the same order. And what DSH is told when a turn ends: [`stop_outcome`] (the
+//! server's stop reason as DSH's finish) and [`aborted`].
 
 use tokio_util::sync::CancellationToken;
 
-use crate::contract::{ChunkSender, FinishReason};
+use agent_client_protocol::v1::schema::StopReason;
+
+use crate::contract::{ChunkSender, FinishReason, LlmError, LlmErrorCode};
 use crate::error::AdapterError;
 
 /// How a turn ended.
@@ -64,6 +67,32 @@ impl TurnEnds {
             () = dropped => Err(Outcome::DroppedByDsh),
             done = work => Ok(done),
         }
+    }
+}
+
+/// Maps the server's stop reason to how the prompt ended for DSH: `end_turn` is `stop`
+/// (an empty response when this generation streamed no block), `max_tokens` is
+/// `max-tokens`, a `cancelled` DSH did not ask for is `aborted`; `refusal`,
+/// `max_turn_requests` and any other reason fail with their own codes, never `stop`.
+pub(crate) fn stop_outcome(
+    stop: StopReason,
+    has_content: bool,
+) -> Result<FinishReason, AdapterError> {
+    match stop {
+        StopReason::EndTurn if has_content => Ok(FinishReason::Stop),
+        StopReason::EndTurn => Err(AdapterError::EmptyResponse),
+        StopReason::MaxTokens => Ok(FinishReason::MaxTokens),
+        StopReason::Cancelled => Ok(aborted("the server cancelled the prompt")),
+        StopReason::Refusal => Err(AdapterError::Refusal),
+        StopReason::MaxTurnRequests => Err(AdapterError::TurnLimit),
+        _ => Err(AdapterError::UnknownStop),
+    }
+}
+
+/// An `aborted` finish with code `ABORTED`.
+pub(crate) fn aborted(message: &str) -> FinishReason {
+    FinishReason::Aborted {
+        failure: LlmError::new(LlmErrorCode::Aborted, message).to_failure(),
     }
 }
 

@@ -15,6 +15,8 @@ use crate::contract::{
     ChunkStream, ContentBlock, GenerateOptions, Message, StreamChunk, ToolSchema,
 };
 use crate::pool::ProcessPool;
+use crate::turn::ends::stop_outcome;
+use agent_client_protocol::v1::schema::StopReason;
 use test_support::{Failure, real_time_watchdog, within};
 
 /// A bound in virtual time: far beyond every timeout the tests configure.
