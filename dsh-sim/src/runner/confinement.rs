@@ -44,7 +44,7 @@ impl RunnerPaths {
     /// command, which needs its own directory.
     pub fn relayed(command: &ServerCommand, journal_dir: &Path) -> Self {
         Self {
-            read: antigravity_acp::server::confine::allowlist::program_dirs(&command.program, &[]),
+            read: program_dirs(&command.program),
             write: vec![journal_dir.to_path_buf()],
         }
     }
@@ -63,6 +63,37 @@ impl RunnerPaths {
             .extra_write_paths
             .extend(options.allow_write.iter().cloned());
     }
+}
+
+/// The directories a relayed command needs to run: the one its program is found in (on
+/// this process's `PATH` when the command names no directory, as the relay's exec finds
+/// it) and, when that is a link, the one its real file is in. Computed here rather than
+/// borrowed from the adapter, so that the confinement the adapter builds is checked
+/// against an independent answer.
+pub fn program_dirs(program: &Path) -> Vec<PathBuf> {
+    let named_dir = program.is_absolute() || program.components().nth(1).is_some();
+    let found = if named_dir {
+        std::path::absolute(program).ok()
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .find(|candidate| candidate.is_file())
+        })
+    };
+    let Some(found) = found else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = found.parent().map(Path::to_path_buf).into_iter().collect();
+    let real_dir = std::fs::canonicalize(&found)
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_path_buf));
+    if let Some(real_dir) = real_dir
+        && !dirs.contains(&real_dir)
+    {
+        dirs.push(real_dir);
+    }
+    dirs
 }
 
 #[cfg(test)]
@@ -88,5 +119,25 @@ mod tests {
         assert_eq!(config.extra_read_paths, read);
         let write: Vec<PathBuf> = ["/j", "/w"].map(PathBuf::from).into();
         assert_eq!(config.extra_write_paths, write);
+    }
+
+    #[test]
+    fn a_relayed_programs_directories_are_where_it_is_found_and_where_it_really_is() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real");
+        let links = root.path().join("links");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::create_dir_all(&links).unwrap();
+        std::fs::write(real.join("server"), "").unwrap();
+        let named = program_dirs(&real.join("server"));
+        assert_eq!(named.first(), Some(&real));
+        assert!(named.contains(&std::fs::canonicalize(&real).unwrap()));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(real.join("server"), links.join("server")).unwrap();
+            let dirs = program_dirs(&links.join("server"));
+            assert_eq!(dirs, [links, std::fs::canonicalize(&real).unwrap()]);
+        }
+        assert!(program_dirs(Path::new("no-such-program-anywhere-here")).is_empty());
     }
 }
