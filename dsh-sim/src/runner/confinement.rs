@@ -98,6 +98,7 @@ pub fn program_dirs(program: &Path) -> Vec<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
