@@ -25,7 +25,7 @@ pub mod artifacts;
 pub mod client_tap;
 pub mod confinement;
 pub mod discover;
-pub mod fault_plan;
+pub mod dsh_fault;
 pub mod files;
 pub mod gemini_home;
 pub mod judge;
@@ -619,7 +619,7 @@ async fn drive_chat(
         max_tokens: scenario.dsh.max_tokens,
     };
     let mut chat = AgentLoop::new(adapter.clone(), setup.clone(), options.limits);
-    let faults = fault_plan::fault_plan(scenario, journal_dir);
+    let faults = dsh_fault::fault_plan(scenario, journal_dir);
     chat.set_faults(faults.clone());
     let aborts = std::sync::Mutex::new(vec![chat.abort_signal()]);
     let time_bound = chat_bound(scenario, options);

@@ -7,8 +7,8 @@
 mod chaos;
 mod claim_id;
 mod conversations;
+mod dsh_fault;
 mod error_code_schema;
-mod faults;
 mod files;
 mod finish;
 mod install;
@@ -30,7 +30,7 @@ use validation::Check;
 pub use chaos::{CHAOS_SIMULATOR_ONLY, ChaosExpectation};
 pub use claim_id::{ClaimId, all_claim_ids, is_claim_id};
 pub use conversations::{LedgerOwner, MAX_PLANTED_SESSIONS, PlantedLedger};
-pub use faults::DshFault;
+pub use dsh_fault::DshFault;
 pub use files::{ConfinementKnob, FileCheck, WORKSPACE_PLACEHOLDER, WorkspacePath};
 pub use finish::FinishKind;
 pub use install::{
@@ -335,7 +335,7 @@ pub struct ToolSpec {
     pub delay_ms: u64,
     /// The chat's first execution of this tool returns only once the fake has journaled
     /// this many answers to its MCP `tools/call` (over all its processes), or after
-    /// [`crate::host::faults::HOLD_BOUND`]: an event to wait on instead of a time, e.g. so
+    /// [`crate::host::dsh_fault::HOLD_BOUND`]: an event to wait on instead of a time, e.g. so
     /// that every call of a burst reaches the bridge before DSH answers the first
     /// (`mcp_client/fault_burst`: the 65th call's refusal is the one answer). Default none.
     #[serde(default)]

@@ -1,7 +1,7 @@
 /**
  * Reads a stream the way DSH's agent loop does, through DSH's own `BlockAssembler`, and
  * enforces the `StreamChunk` rules on the way, as the Rust validator does
- * (`dsh-sim/src/host/stream_check.rs`):
+ * (`dsh-sim/src/host/stream_rules.rs`):
  *
  * - block indexes 0, 1, 2, … in the order the blocks open, each opened once;
  * - a model opens only `text`, `reasoning` and `tool-call` blocks;

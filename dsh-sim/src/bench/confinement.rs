@@ -16,6 +16,8 @@ use antigravity_acp::{
 };
 use anyhow::{Context, bail};
 
+use super::median::median_duration;
+
 /// The medians of both kinds of start-up.
 #[derive(Debug, Clone, Copy)]
 pub struct StartupFigures {
@@ -48,8 +50,8 @@ pub async fn run_confinement_bench(program: &Path, runs: usize) -> anyhow::Resul
         }
     }
     Ok(StartupFigures {
-        confined: median(confined),
-        unconfined: median(unconfined),
+        confined: median_duration(&confined),
+        unconfined: median_duration(&unconfined),
         runs,
     })
 }
@@ -81,12 +83,4 @@ async fn startup(
         .map_err(|e| anyhow::anyhow!("{e}"))
         .context("model discovery failed")?;
     Ok(took)
-}
-
-fn median(mut durations: Vec<Duration>) -> Duration {
-    durations.sort();
-    durations
-        .get(durations.len() / 2)
-        .copied()
-        .unwrap_or_default()
 }

@@ -129,11 +129,10 @@ pub async fn run_install_bench(
     Ok(figures)
 }
 
-fn median_of(name: &'static str, mut samples: Vec<Duration>) -> InstallFigure {
-    samples.sort();
+fn median_of(name: &'static str, samples: Vec<Duration>) -> InstallFigure {
     InstallFigure {
         name,
-        median: samples.get(samples.len() / 2).copied().unwrap_or_default(),
+        median: super::median::median_duration(&samples),
         runs: samples.len(),
     }
 }

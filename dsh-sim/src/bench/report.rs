@@ -30,15 +30,10 @@ impl Spread {
     pub fn of(what: impl Into<String>, unit: impl Into<String>, values: Vec<f64>) -> Self {
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
-        let median = match sorted.len() {
-            0 => 0.0,
-            n if n % 2 == 1 => sorted[n / 2],
-            n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-        };
         Self {
             what: what.into(),
             unit: unit.into(),
-            median,
+            median: super::median::median(&sorted),
             min: sorted.first().copied().unwrap_or_default(),
             max: sorted.last().copied().unwrap_or_default(),
             values,

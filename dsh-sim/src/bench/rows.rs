@@ -10,13 +10,12 @@ use antigravity_acp::contract::LlmAdapter;
 use super::bare_acp::BareClient;
 use super::harness::Bench;
 use super::mcp_floor::ClientWork;
+use super::median::median_ms;
 use super::report::{Goal, GoalOp, Row, Spread, ValueKind};
 use super::rounds::Connections;
+use super::settings::{BenchSettings, PARALLEL_WIDTH};
 use super::suite::SuiteFigures;
-use super::{
-    BenchSettings, PARALLEL_WIDTH, first_tool, growth, mcp_floor, median_ms, memory, rounds,
-    streaming, turns,
-};
+use super::{first_tool, growth, mcp_floor, memory, rounds, streaming, turns};
 
 /// Why the benchmarks could not run.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@
 //! Server faults are the fake's `fake.faults` (`fake-antigravity/src/script/faults.rs`)
 //! and two process switches; MCP faults the fake client's `fake.mcp_client.fault`
 //! (`script/mcp_faults.rs`); DSH faults the agent loop's `dsh.fault`
-//! (`scenario/faults.rs`); install faults `install.fault` (`scenario/install.rs`), which
+//! (`scenario/dsh_fault.rs`); install faults `install.fault` (`scenario/install.rs`), which
 //! turn a base that runs the fake as a command into one that installs it first.
 
 use serde_json::{Value, json};

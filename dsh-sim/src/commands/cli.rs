@@ -1,6 +1,6 @@
 //! The command line's definitions: the subcommands and their options as clap parses them
 //! (`Cli`, `Command`, `RunSettings`), and the `--server` value read as a command. What
-//! each subcommand does with them is in `dispatch` and `run_cli`. Nothing here is the
+//! each subcommand does with them is in `dispatch` and `run`. Nothing here is the
 //! library's: only the binary parses a command line.
 
 use std::path::PathBuf;
@@ -85,7 +85,7 @@ pub(crate) enum Command {
     /// Install the pinned Antigravity server (or repair an install that fails its check),
     /// and print where it is and how it was verified. Exit code 0 only when a verified
     /// install is in place.
-    Install(crate::commands::install_cli::InstallArgs),
+    Install(crate::commands::install::InstallArgs),
     /// Start a scenario at <root>/AREA/NAME.yaml: a commented skeleton that passes as it
     /// is, or a copy of another scenario; `covers: []` either way. Never overwrites.
     New {
@@ -115,8 +115,8 @@ pub(crate) enum Command {
         tools: PathBuf,
         /// How each valid call is answered: `echo` (its arguments as JSON text) or
         /// `deny` (isError "permission denied by DSH").
-        #[arg(long, value_enum, default_value_t = crate::commands::bridge_session::ResultMode::Echo)]
-        result: crate::commands::bridge_session::ResultMode,
+        #[arg(long, value_enum, default_value_t = crate::commands::bridge::ResultMode::Echo)]
+        result: crate::commands::bridge::ResultMode,
     },
     /// Print the scenario format's JSON Schema (committed as scenarios/scenario.schema.json:
     /// `cargo run -p dsh-sim -- schema > scenarios/scenario.schema.json`).

@@ -1,6 +1,6 @@
 //! What each subcommand does: [`main`] parses the command line, matches the subcommand to
 //! its code and turns its outcome into the exit code; the small subcommands' glue
-//! (`bench`, `ask`, `bridge`, `lint`, `fake-server`) is here too, `run`'s in `run_cli`.
+//! (`bench`, `ask`, `bridge`, `lint`, `fake-server`) is here too, `run`'s in `run`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 use crate::commands::cli::{Cli, Command, parse_server_command};
-use crate::commands::run_cli::run;
+use crate::commands::run::run;
 
 /// The `dsh-sim` binary: parses the command line, runs the subcommand to its end, and
 /// says how the process exits.
@@ -29,7 +29,7 @@ pub fn main() -> ExitCode {
             let figures = std::env::current_exe()
                 .map_err(anyhow::Error::from)
                 .and_then(|program| {
-                    block_on(crate::commands::bench_confinement::run_confinement_bench(
+                    block_on(crate::bench::confinement::run_confinement_bench(
                         &program, runs,
                     ))
                 });
@@ -59,7 +59,7 @@ pub fn main() -> ExitCode {
             runs,
         } => {
             init_logging();
-            let figures = block_on(crate::commands::bench_install::run_install_bench(
+            let figures = block_on(crate::bench::install::run_install_bench(
                 server_mib,
                 harness_mib,
                 runs,
@@ -94,7 +94,7 @@ pub fn main() -> ExitCode {
         }
         Command::Install(args) => {
             init_logging();
-            let outcome = block_on(crate::commands::install_cli::run_install(args));
+            let outcome = block_on(crate::commands::install::run_install(args));
             match outcome {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
@@ -108,7 +108,7 @@ pub fn main() -> ExitCode {
             area_name,
             from,
             root,
-        } => match crate::commands::scaffold::create(&root, &area_name, from.as_deref()) {
+        } => match crate::commands::new::create(&root, &area_name, from.as_deref()) {
             Ok(path) => {
                 let path = path.display();
                 println!("created {path}");
@@ -290,7 +290,7 @@ fn ask(
         command => AskServer::Command(parse_server_command(command)?),
     };
     let tools = match tools {
-        Some(path) => crate::commands::bridge_session::load_tools(path)?,
+        Some(path) => crate::commands::bridge::load_tools(path)?,
         None => Vec::new(),
     };
     let scratch = tempfile::Builder::new()
@@ -315,14 +315,14 @@ fn ask(
 
 fn bridge(
     tools: &std::path::Path,
-    mode: crate::commands::bridge_session::ResultMode,
+    mode: crate::commands::bridge::ResultMode,
 ) -> anyhow::Result<()> {
-    let tools = crate::commands::bridge_session::load_tools(tools)?;
+    let tools = crate::commands::bridge::load_tools(tools)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start a tokio runtime")?;
-    runtime.block_on(crate::commands::bridge_session::serve_until_stdin_closes(
+    runtime.block_on(crate::commands::bridge::serve_until_stdin_closes(
         &tools,
         mode,
         &mut std::io::stdout(),

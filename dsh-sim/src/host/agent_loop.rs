@@ -16,10 +16,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::host::assemble::{assemble, assistant_message, interrupted};
-use crate::host::faults::{ChunkAction, FaultPlan, next_chunk};
+use crate::host::dsh_fault::{ChunkAction, FaultPlan, next_chunk};
 use crate::host::registry::split_model;
 
-use crate::host::stream_check::{Progress, StreamValidator, describe};
+use crate::host::stream_rules::{Progress, StreamValidator, describe};
 use crate::host::tools::{Handled, HostTool, ToolBehaviour, handle_call, result_message};
 use crate::host::transcript::{
     GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,

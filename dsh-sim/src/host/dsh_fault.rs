@@ -1,4 +1,4 @@
-//! DSH's faults in the agent loop (`dsh.fault`, typed in `scenario/faults.rs`): the plan
+//! DSH's faults in the agent loop (`dsh.fault`, typed in `scenario/dsh_fault.rs`): the plan
 //! counts the chat's chunks and says when to abort, drop the stream or dispose the
 //! adapter; it bends the next request's history after a tool round; it holds a tool
 //! round's results past the adapter's tool timeout; and it makes a title request beside a

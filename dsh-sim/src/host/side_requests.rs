@@ -6,7 +6,7 @@ use antigravity_acp::contract::{GenerateOptions, LlmAdapter, Message, Purpose, S
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::host::stream_check::{Progress, StreamValidator};
+use crate::host::stream_rules::{Progress, StreamValidator};
 
 /// The output cap DSH's title plugin (`@deepseek-ai/dsh-session-title-llm`, mounted by
 /// dsh-base with `maxOutputTokens: 64`) puts on every title request.

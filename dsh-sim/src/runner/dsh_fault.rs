@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use fake_antigravity::journal::JournalEntry;
 
-use crate::host::faults::{AnswersWait, FaultPlan, HOLD_BOUND, LATE_MARGIN, LateWait};
+use crate::host::dsh_fault::{AnswersWait, FaultPlan, HOLD_BOUND, LATE_MARGIN, LateWait};
 use crate::scenario::Scenario;
 
 /// How often the journal is read while waiting on it.

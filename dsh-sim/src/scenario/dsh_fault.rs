@@ -1,6 +1,6 @@
 //! DSH's faults (`dsh.fault`): one way DSH itself misbehaves or is interrupted during a
 //! chat, so a scenario (or `dsh-sim chaos`) can prove the adapter copes. The agent loop
-//! applies them (`host/faults.rs`).
+//! applies them (`host/dsh_fault.rs`).
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::host::agent_loop::stopped_by_user;
-use crate::host::stream_check::{Progress, StreamValidator, describe};
+use crate::host::stream_rules::{Progress, StreamValidator, describe};
 use crate::host::transcript::{
     GenerationRecord, RequestSummary, RunOutcome, RunRecord, Transcript,
 };
