@@ -10,7 +10,14 @@
 )]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "tidy/imports.rs"]
+mod imports;
+#[path = "tidy/plugin.rs"]
+mod plugin;
+
 use std::path::{Path, PathBuf};
+
+use imports::ImportGraph;
 
 const MAX_LINES: usize = 800;
 
@@ -26,7 +33,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if path.is_dir() {
-            if name != "target" && !name.starts_with('.') {
+            if name != "target" && name != "node_modules" && !name.starts_with('.') {
                 rust_files(&path, out);
             }
         } else if name.ends_with(".rs") {
@@ -35,10 +42,19 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every crate of the workspace, by folder.
+const RUST_CRATES: [&str; 5] = [
+    "adapter",
+    "fake-antigravity",
+    "dsh-sim",
+    "test-support",
+    "dsh-plugin",
+];
+
 fn sources() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut files = Vec::new();
-    for krate in ["adapter", "fake-antigravity", "dsh-sim", "test-support"] {
+    for krate in RUST_CRATES {
         rust_files(&root.join(krate), &mut files);
     }
     assert!(
@@ -59,6 +75,153 @@ fn no_source_file_exceeds_the_line_budget() {
         })
         .collect();
     assert!(over.is_empty(), "split these by responsibility: {over:#?}");
+}
+
+/// The DSH plugin's JavaScript is held to the same budget (npm's installs left out).
+#[test]
+fn no_plugin_script_exceeds_the_line_budget() {
+    let scripts = plugin::source_files(&workspace_root().join("dsh-plugin"));
+    assert!(scripts.len() > 10, "found too few plugin sources");
+    let over: Vec<String> = scripts
+        .into_iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(over.is_empty(), "split these by responsibility: {over:#?}");
+}
+
+/// No two source files import each other, in any crate's library or in the plugin's
+/// JavaScript: shared types go to a module both use.
+#[test]
+fn no_two_files_import_each_other() {
+    let root = workspace_root();
+    let mut mutual = Vec::new();
+    for krate in RUST_CRATES {
+        let graph = ImportGraph::of_crate(&root.join(krate).join("src"));
+        assert!(!graph.files.is_empty(), "{krate} has no sources");
+        mutual.extend(
+            graph
+                .mutual_imports()
+                .into_iter()
+                .map(|pair| format!("{krate}/src: {pair}")),
+        );
+    }
+    let scripts: Vec<(PathBuf, String)> = plugin::source_files(&root.join("dsh-plugin"))
+        .into_iter()
+        .filter(|path| path.extension().is_none_or(|e| e != "rs"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path, text)
+        })
+        .collect();
+    mutual.extend(plugin::mutual_imports(&plugin::import_edges(&scripts)));
+    assert!(mutual.is_empty(), "these import each other: {mutual:#?}");
+}
+
+/// dsh-sim's rooms from the bottom up; rooms of one layer are peers and do not import
+/// each other. `dsh-sim/src/lib.rs` states the same order, in [`rooms_sentence`]'s words.
+const DSH_SIM_LAYERS: [&[&str]; 5] = [
+    &["scenario"],
+    &["host"],
+    &["runner"],
+    &["chaos", "bench"],
+    &["commands"],
+];
+
+/// The sentence of `dsh-sim/src/lib.rs` that states [`DSH_SIM_LAYERS`].
+fn rooms_sentence() -> String {
+    let layers: Vec<String> = DSH_SIM_LAYERS
+        .iter()
+        .map(|layer| {
+            layer
+                .iter()
+                .map(|room| format!("`{room}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    format!(
+        "The rooms depend one way, each only on the rooms before it: {}.",
+        layers.join(", then ")
+    )
+}
+
+/// dsh-sim's rooms depend one way, as its `lib.rs` says: a test fails on an import that
+/// runs the wrong way (a judge reaching into the generator, the format into the host).
+#[test]
+fn dsh_sim_rooms_depend_one_way_as_its_lib_rs_says() {
+    let root = workspace_root().join("dsh-sim/src");
+    let lib = std::fs::read_to_string(root.join("lib.rs")).unwrap();
+    let doc: Vec<&str> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .collect();
+    let sentence = rooms_sentence();
+    assert!(
+        doc.join(" ").contains(&sentence),
+        "dsh-sim/src/lib.rs no longer says: {sentence}"
+    );
+    let graph = ImportGraph::of_crate(&root);
+    let rooms: Vec<&String> = graph
+        .files
+        .keys()
+        .filter(|m| m.len() == 1)
+        .map(|m| &m[0])
+        .collect();
+    for room in rooms {
+        assert!(
+            DSH_SIM_LAYERS
+                .iter()
+                .any(|layer| layer.contains(&room.as_str())),
+            "dsh-sim's room `{room}` has no place in the order"
+        );
+    }
+    let wrong = graph.wrong_way_imports(&DSH_SIM_LAYERS);
+    assert!(
+        wrong.is_empty(),
+        "imports that run the wrong way: {wrong:#?}"
+    );
+}
+
+/// The checks above find what they look for: a made-up crate with each kind of break.
+#[test]
+fn the_import_checks_see_cycles_and_wrong_way_imports() {
+    let source = |path: &str, text: &str| (PathBuf::from(path), text.to_owned());
+    let graph = ImportGraph::of_sources(&[
+        source("lib.rs", "pub mod low;\npub mod high;\n"),
+        source("low.rs", "//! x\nmod a;\nmod b;\npub use a::A;\n"),
+        source("low/a.rs", "use super::{b::B, other};\n"),
+        source("low/b.rs", "fn f() { crate::low::a::A::new(); }\n"),
+        source(
+            "high.rs",
+            "#[serde(with = \"crate::low::b::x\")]\n#[cfg(test)]\nuse crate::high;",
+        ),
+        source(
+            "low/c.rs",
+            "// crate::high::X\nuse crate::high::{self as h};\n",
+        ),
+    ]);
+    assert_eq!(graph.mutual_imports(), ["low/a.rs <-> low/b.rs"]);
+    assert_eq!(
+        graph.wrong_way_imports(&[&["low"], &["high"]]),
+        ["low/c.rs imports high.rs"]
+    );
+    let scripts = [
+        (PathBuf::from("p/lib/a.js"), "import { b } from './b.js'; import './c.js';".to_owned()),
+        (PathBuf::from("p/lib/b.js"), "const a = await import(\"../lib/a.js\");".to_owned()),
+        (PathBuf::from("p/test/t.mjs"), "import '../lib/a.js';".to_owned()),
+        (
+            PathBuf::from("p/lib/c.js"),
+            "/** @import { A } from './a.js' */\n// import './a.js'\nconst u = 'http://x'; import './a.js/*';".to_owned(),
+        ),
+    ];
+    assert_eq!(
+        plugin::mutual_imports(&plugin::import_edges(&scripts)),
+        ["p/lib/a.js <-> p/lib/b.js"]
+    );
 }
 
 #[test]
