@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::client::{McpClientError, McpJournal, answer_in_body};
+use super::exchange::{McpClientError, McpJournal, answer_in_body};
 use crate::script::mcp_faults::{McpFault, McpFaultKind};
 use crate::state::mcp_servers::HttpMcpServer;
 
