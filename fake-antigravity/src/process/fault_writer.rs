@@ -1,4 +1,4 @@
-//! The server faults of `fake.faults` (types in `script/faults.rs`) and the planted secret
+//! The server faults of `fake.faults` (types in `faults/server_faults.rs`) and the planted secret
 //! of `fake.planted_secret`, done to the frames the fake writes: [`FaultWriter`] wraps the
 //! process's raw stdout, below the journal's tap (the journal shows the frames the fake
 //! meant to send; the pipe carries what the fault made of them). It collects each frame
@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
+use crate::faults::server_faults::{ServerFault, ServerFaultKind};
 use crate::script::Script;
-use crate::script::faults::{ServerFault, ServerFaultKind};
 
 /// The stall of `stall_then_resume` when the script names no `ms`.
 const DEFAULT_STALL_MS: u64 = 300;
