@@ -4,9 +4,12 @@
 //! format (`script/`) and the rooms that carry it out.
 //!
 //! - Server faults (`fake.faults`), done to the frames the fake writes on stdout:
-//!   [`server_faults`] (`ServerFault`, `ServerFaultKind`).
+//!   [`server_faults`] (`ServerFault`, `ServerFaultKind`) and [`server_fault_writer`] (the
+//!   `FaultWriter` on the process's stdout, which also plants `fake.planted_secret`).
 //!
-//! The script (`script.rs`) imports the types; nothing here imports the script's own
-//! module, so no two files import each other.
+//! The script (`script.rs`) imports the types and the process (`process.rs`) the writer;
+//! the writer imports the script and the stdout helpers of `process/` it writes with, but
+//! no type file imports either, so no two files import each other.
 
+pub mod server_fault_writer;
 pub mod server_faults;
