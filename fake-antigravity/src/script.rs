@@ -3,7 +3,6 @@
 
 pub mod file;
 pub mod latency;
-pub mod mcp_faults;
 pub mod mcp_version_header;
 pub mod prompt;
 pub mod session_close;
@@ -13,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::faults::server_faults;
+use crate::faults::{mcp_faults, server_faults};
 
 /// A whole script. Every field has a default, so `{}` is the default profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

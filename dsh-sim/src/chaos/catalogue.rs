@@ -3,9 +3,9 @@
 //! its point drawn from the run's generator. Adding a fault is adding a row; adding a
 //! family is adding its rows (`--faults` selects a family by its rows' `family`).
 //!
-//! Server faults are the fake's `fake.faults`
-//! (`fake-antigravity/src/faults/server_faults.rs`) and two process switches; MCP faults the fake client's `fake.mcp_client.fault`
-//! (`script/mcp_faults.rs`); DSH faults the agent loop's `dsh.fault`
+//! Server faults are the fake's `fake.faults` (`fake-antigravity/src/faults/server_faults.rs`)
+//! and two process switches; MCP faults the fake client's `fake.mcp_client.fault`
+//! (`faults/mcp_faults.rs`); DSH faults the agent loop's `dsh.fault`
 //! (`scenario/faults.rs`); install faults `install.fault` (`scenario/install.rs`), which
 //! turn a base that runs the fake as a command into one that installs it first.
 

@@ -27,9 +27,9 @@ use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::acp::catalogue::{AGENT_NAME, AGENT_VERSION};
+use crate::faults::mcp_faults::McpFault;
 use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
-use crate::script::mcp_faults::McpFault;
 
 use super::exchange::{McpClientError, McpJournal, answer_in_body};
 use super::faults;

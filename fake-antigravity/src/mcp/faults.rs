@@ -1,4 +1,4 @@
-//! The MCP client faults of `mcp_client.fault` (`script/mcp_faults.rs`): how the fake's
+//! The MCP client faults of `mcp_client.fault` (`faults/mcp_faults.rs`): how the fake's
 //! client misbehaves at one `tools/call`, on real loopback HTTP. Every request a fault
 //! sends is journaled (`McpRequest` with its `rpc_id`), and so is every response it gets or
 //! the failure in its place (`McpResponse`, same `rpc_id`), one entry per response, so a
@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::exchange::{McpClientError, McpJournal, answer_in_body};
-use crate::script::mcp_faults::{McpFault, McpFaultKind};
+use crate::faults::mcp_faults::{McpFault, McpFaultKind};
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How many `tools/call` a burst sends at once: one more than a bridge's 64.
