@@ -7,12 +7,16 @@
 //!   [`server_faults`] (`ServerFault`, `ServerFaultKind`) and [`server_fault_writer`] (the
 //!   `FaultWriter` on the process's stdout, which also plants `fake.planted_secret`).
 //! - MCP client faults (`mcp_client.fault`), done to one `tools/call` of the fake's MCP
-//!   client: [`mcp_faults`] (`McpFault`, `McpFaultKind`).
+//!   client: [`mcp_faults`] (`McpFault`, `McpFaultKind`) and [`mcp_fault_calls`] (the
+//!   requests a struck call makes instead, on real loopback HTTP).
 //!
-//! The script (`script.rs`) imports the types and the process (`process.rs`) the writer;
-//! the writer imports the script and the stdout helpers of `process/` it writes with, but
-//! no type file imports either, so no two files import each other.
+//! The script (`script.rs`) imports the types; the process (`process.rs`) imports the
+//! writer, the MCP client (`mcp/client.rs`) and the prompt turn the calls. The behaviour
+//! imports the script and the helpers it writes with (`process/queued_bytes.rs`,
+//! `process/abrupt_end.rs`, `mcp/exchange.rs`), never the file that imports it, and no type
+//! file imports anything of the fake: no two files import each other.
 
+pub mod mcp_fault_calls;
 pub mod mcp_faults;
 pub mod server_fault_writer;
 pub mod server_faults;

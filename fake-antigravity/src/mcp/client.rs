@@ -14,7 +14,7 @@
 //!
 //! Connections are cached per session and server; the tool list is cached per connection
 //! and fetched again when a wanted tool is not in it (or at every prompt, when the script
-//! says so). `mcp_client.fault` makes one `tools/call` misbehave (`mcp/faults.rs`); every
+//! says so). `mcp_client.fault` makes one `tools/call` misbehave (`faults/mcp_fault_calls.rs`); every
 //! request and response is journaled with its JSON-RPC id (`mcp/exchange.rs`, which the
 //! faults share).
 
@@ -32,7 +32,7 @@ use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
 
 use super::exchange::{McpClientError, McpJournal, answer_in_body};
-use super::faults;
+use crate::faults::mcp_fault_calls;
 use crate::script::mcp_version_header::VersionHeader;
 use crate::state::mcp_servers::HttpMcpServer;
 
@@ -326,9 +326,13 @@ impl McpConnection {
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, McpClientError> {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         let params = json!({"name": tool, "arguments": arguments});
-        if let Some(kind) = faults::strikes(self.fault) {
-            return faults::faulty_call(self.fault_target(faults::ids_needed(kind)), kind, params)
-                .await;
+        if let Some(kind) = mcp_fault_calls::strikes(self.fault) {
+            return mcp_fault_calls::faulty_call(
+                self.fault_target(mcp_fault_calls::ids_needed(kind)),
+                kind,
+                params,
+            )
+            .await;
         }
         self.exchange("tools/call", params, true, self.call_timeout)
             .await
@@ -336,7 +340,7 @@ impl McpConnection {
 
     /// What a fault needs to send requests as this connection does: its URL, every header
     /// a `tools/call` carries, `ids` fresh JSON-RPC ids, and the journal.
-    fn fault_target(&self, ids: u64) -> faults::Target {
+    fn fault_target(&self, ids: u64) -> mcp_fault_calls::Target {
         let mut headers = self.rpc.headers.clone();
         // The same version header as every other versioned request (none when absent).
         if let Some(version) = self.rpc.version.lock().ok().and_then(|v| v.clone()) {
@@ -345,7 +349,7 @@ impl McpConnection {
         if let Some(session) = self.rpc.session_id.lock().ok().and_then(|s| s.clone()) {
             headers.push((HeaderName::from_static("mcp-session-id"), session));
         }
-        faults::Target {
+        mcp_fault_calls::Target {
             http: self.rpc.http.clone(),
             url: self.rpc.url.clone(),
             headers,
@@ -411,7 +415,7 @@ impl McpPool {
         settings: McpClientScript,
         journal: Option<Arc<JournalWriter>>,
     ) -> Self {
-        faults::remember_servers(&servers);
+        mcp_fault_calls::remember_servers(&servers);
         Self {
             servers,
             settings,

@@ -1,5 +1,5 @@
 //! What every MCP exchange of the fake shares, whether the client makes it (`mcp/client.rs`)
-//! or an MCP client fault does (`mcp/faults.rs`): why an exchange failed
+//! or an MCP client fault does (`faults/mcp_fault_calls.rs`): why an exchange failed
 //! ([`McpClientError`]), the journal of one server's traffic (`McpJournal`: one
 //! `McpRequest` per request, one `McpResponse` per answer or failure, with its JSON-RPC id),
 //! and the JSON-RPC answer found in a response body (`answer_in_body`). Both import this
