@@ -22,7 +22,8 @@
 //! - [`faults`]: the faults a script injects, each family's type beside its behaviour.
 //! - [`journal`]: the journal's entries, its writer and the stdio taps.
 //! - [`process`]: the command line, the process (signals, start-up), serving, logging.
-//! - [`script`]: the script format and its strict loader.
+//! - [`script`]: the script format and its strict loader (the fault types it names are in
+//!   [`faults`]).
 
 pub mod acp;
 pub mod faults;

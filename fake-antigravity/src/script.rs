@@ -1,5 +1,6 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
-//! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
+//! unknown key or a wrong type is an error (scenarios embed this under `fake:`). The
+//! faults' types (`faults`, `mcp_client.fault`) live beside what they do, in `faults/`.
 
 pub mod file;
 pub mod latency;
