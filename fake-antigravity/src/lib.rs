@@ -19,11 +19,14 @@
 //! - [`state`]: the fake agent, sessions, MCP server entries, `GEMINI_HOME` sign-in.
 //! - [`turn`]: a prompt turn, its shared context and one file per kind of step.
 //! - [`mcp`]: the MCP client that calls host tools.
+//! - [`faults`]: the faults a script injects, each family's type beside its behaviour.
 //! - [`journal`]: the journal's entries, its writer and the stdio taps.
 //! - [`process`]: the command line, the process (signals, start-up), serving, logging.
-//! - [`script`]: the script format and its strict loader.
+//! - [`script`]: the script format and its strict loader (the fault types it names are in
+//!   [`faults`]).
 
 pub mod acp;
+pub mod faults;
 pub mod journal;
 pub mod lifecycle;
 pub mod mcp;

@@ -3,11 +3,10 @@
 //! SIGINT arrives (exit 0), journaling `Started` first and `Exited` last. The script's
 //! `process` switches delay the start, ignore SIGTERM, linger after stdin closes (until
 //! killed), leave a child process behind, or leave a helper that dies late; its `faults`
-//! go wrong on stdout ([`fault_writer`]).
+//! go wrong on stdout ([`crate::faults::server_fault_writer`]).
 
 pub mod abrupt_end;
 pub mod cli;
-pub mod fault_writer;
 pub mod glog;
 pub mod helper;
 pub mod queued_bytes;
@@ -24,6 +23,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::faults::server_fault_writer;
 use crate::journal::JournalEntry;
 use crate::journal::writer::JournalWriter;
 use crate::lifecycle::{LifecycleWatch, Watched};
@@ -203,7 +203,7 @@ async fn run(
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
     let lifecycle = LifecycleWatch::new(script.lifecycle);
-    let stdout = fault_writer::with_faults(stdout_writer(), &script);
+    let stdout = server_fault_writer::with_faults(stdout_writer(), &script);
     let serve_options = ServeOptions {
         script,
         gemini_home,

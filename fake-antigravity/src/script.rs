@@ -1,10 +1,9 @@
 //! The fake's script: what the scripted server does, turn by turn. Parsed strictly: an
-//! unknown key or a wrong type is an error (scenarios embed this under `fake:`).
+//! unknown key or a wrong type is an error (scenarios embed this under `fake:`). The
+//! faults' types (`faults`, `mcp_client.fault`) live beside what they do, in `faults/`.
 
-pub mod faults;
 pub mod file;
 pub mod latency;
-pub mod mcp_faults;
 pub mod mcp_version_header;
 pub mod prompt;
 pub mod session_close;
@@ -13,6 +12,8 @@ pub mod turn_usage;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::faults::{mcp_faults, server_faults};
 
 /// A whole script. Every field has a default, so `{}` is the default profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -81,9 +82,9 @@ pub struct Script {
     #[serde(default)]
     pub latency_ms: latency::LatencyScript,
     /// Server faults injected into the frames the fake writes (`dsh-sim chaos`, B04):
-    /// each `{at_frame, kind}` strikes once; see `script/faults.rs` for every kind.
+    /// each `{at_frame, kind}` strikes once; see `faults/server_faults.rs` for every kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub faults: Vec<faults::ServerFault>,
+    pub faults: Vec<server_faults::ServerFault>,
     /// A secret the fake plants where a careless client would leak it: one stderr line at
     /// start, and the message and `data` of every JSON-RPC error it writes. No log line
     /// or error DSH sees may contain it (B04, B05).

@@ -3,9 +3,9 @@
 //! its point drawn from the run's generator. Adding a fault is adding a row; adding a
 //! family is adding its rows (`--faults` selects a family by its rows' `family`).
 //!
-//! Server faults are the fake's `fake.faults` (`fake-antigravity/src/script/faults.rs`)
+//! Server faults are the fake's `fake.faults` (`fake-antigravity/src/faults/server_faults.rs`)
 //! and two process switches; MCP faults the fake client's `fake.mcp_client.fault`
-//! (`script/mcp_faults.rs`); DSH faults the agent loop's `dsh.fault`
+//! (`faults/mcp_faults.rs`); DSH faults the agent loop's `dsh.fault`
 //! (`scenario/dsh_fault.rs`); install faults `install.fault` (`scenario/install.rs`), which
 //! turn a base that runs the fake as a command into one that installs it first.
 
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn every_server_row_names_a_kind_the_fake_knows() {
-        let kinds: Vec<&str> = fake_antigravity::script::faults::ServerFaultKind::ALL
+        let kinds: Vec<&str> = fake_antigravity::faults::server_faults::ServerFaultKind::ALL
             .iter()
             .map(|k| k.name())
             .collect();

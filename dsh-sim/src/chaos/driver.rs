@@ -99,7 +99,7 @@ fn run_logged(
     // (seed 1796184962 run 1166 took 12 rounds unloaded, more than 16 under load), so DSH
     // gets a generation per call plus the answer before it gives up.
     options.limits.max_generations_per_run =
-        2 + fake_antigravity::mcp::faults::BURST_CALLS as usize;
+        2 + fake_antigravity::faults::mcp_fault_calls::BURST_CALLS as usize;
     if settings.full_artifacts {
         options.artifacts_root = Some(settings.out.join("artifacts"));
         options.keep_passing_artifacts = true;

@@ -14,8 +14,9 @@
 //!
 //! Connections are cached per session and server; the tool list is cached per connection
 //! and fetched again when a wanted tool is not in it (or at every prompt, when the script
-//! says so). `mcp_client.fault` makes one `tools/call` misbehave (`mcp/faults.rs`); every
-//! request and response is journaled with its JSON-RPC id.
+//! says so). `mcp_client.fault` makes one `tools/call` misbehave (`faults/mcp_fault_calls.rs`); every
+//! request and response is journaled with its JSON-RPC id (`mcp/exchange.rs`, which the
+//! faults share).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,109 +27,17 @@ use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::acp::catalogue::{AGENT_NAME, AGENT_VERSION};
-use crate::journal::JournalEntry;
+use crate::faults::mcp_faults::McpFault;
 use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
-use crate::script::mcp_faults::McpFault;
 
-use super::faults;
+use super::exchange::{McpClientError, McpJournal, answer_in_body};
+use crate::faults::mcp_fault_calls;
 use crate::script::mcp_version_header::VersionHeader;
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How long the fake waits for `initialize`, `tools/list` or a notification.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Why an MCP exchange failed. The texts never include header values.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum McpClientError {
-    /// A header from `session/new` is not a valid HTTP header.
-    #[error("header `{0}` is not a valid HTTP header")]
-    BadHeader(String),
-    /// The HTTP client could not be built.
-    #[error("cannot build the HTTP client: {0}")]
-    HttpClient(String),
-    /// The MCP request failed (transport, HTTP status, JSON-RPC error, or bad answer).
-    #[error("{method} failed: {message}")]
-    Request {
-        /// The MCP method.
-        method: String,
-        /// The cause.
-        message: String,
-    },
-    /// The MCP request timed out.
-    #[error("{method} timed out after {millis} ms")]
-    Timeout {
-        /// The MCP method.
-        method: String,
-        /// The limit, in milliseconds.
-        millis: u128,
-    },
-}
-
-/// Journals one server's MCP traffic.
-#[derive(Debug, Clone)]
-pub(super) struct McpJournal {
-    journal: Option<Arc<JournalWriter>>,
-    server: String,
-}
-
-impl McpJournal {
-    pub(super) fn request(&self, method: &str, params: Value, rpc_id: Option<u64>) {
-        if let Some(journal) = &self.journal {
-            journal.record(&JournalEntry::McpRequest {
-                server: self.server.clone(),
-                method: method.to_string(),
-                params,
-                rpc_id,
-            });
-        }
-    }
-
-    pub(super) fn response(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        outcome: Result<Value, String>,
-        rpc_id: Option<u64>,
-    ) {
-        if let Some(journal) = &self.journal {
-            let (result, error) = match outcome {
-                Ok(result) => (Some(result), None),
-                Err(error) => (None, Some(error)),
-            };
-            journal.record(&JournalEntry::McpResponse {
-                server: self.server.clone(),
-                method: method.to_string(),
-                result,
-                error,
-                params,
-                rpc_id,
-            });
-        }
-    }
-}
-
-/// The JSON-RPC message answering `id` in a response body: the body itself (JSON), or
-/// one of the `data:` events of an SSE body.
-pub(super) fn answer_in_body(body: &str, event_stream: bool, id: u64) -> Option<Value> {
-    if !event_stream {
-        return serde_json::from_str(body).ok();
-    }
-    let mut data = String::new();
-    let mut found = None;
-    for line in body.lines().chain(std::iter::once("")) {
-        if let Some(part) = line.strip_prefix("data:") {
-            data.push_str(part.trim_start());
-        } else if line.is_empty() && !data.is_empty() {
-            let message: Option<Value> = serde_json::from_str(&data).ok();
-            data.clear();
-            if let Some(message) = message.filter(|m| m.get("id") == Some(&json!(id))) {
-                found = Some(message);
-            }
-        }
-    }
-    found
-}
 
 /// The HTTP side of one connection.
 #[derive(Debug)]
@@ -266,10 +175,7 @@ impl McpConnection {
         settings: &McpClientScript,
         journal: Option<Arc<JournalWriter>>,
     ) -> Result<Self, McpClientError> {
-        let journal = McpJournal {
-            journal,
-            server: server.name.clone(),
-        };
+        let journal = McpJournal::new(journal, server.name.clone());
         let mut headers = Vec::new();
         for header in &server.headers {
             let name = HeaderName::from_bytes(header.name.as_bytes())
@@ -420,9 +326,13 @@ impl McpConnection {
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, McpClientError> {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         let params = json!({"name": tool, "arguments": arguments});
-        if let Some(kind) = faults::strikes(self.fault) {
-            return faults::faulty_call(self.fault_target(faults::ids_needed(kind)), kind, params)
-                .await;
+        if let Some(kind) = mcp_fault_calls::strikes(self.fault) {
+            return mcp_fault_calls::faulty_call(
+                self.fault_target(mcp_fault_calls::ids_needed(kind)),
+                kind,
+                params,
+            )
+            .await;
         }
         self.exchange("tools/call", params, true, self.call_timeout)
             .await
@@ -430,7 +340,7 @@ impl McpConnection {
 
     /// What a fault needs to send requests as this connection does: its URL, every header
     /// a `tools/call` carries, `ids` fresh JSON-RPC ids, and the journal.
-    fn fault_target(&self, ids: u64) -> faults::Target {
+    fn fault_target(&self, ids: u64) -> mcp_fault_calls::Target {
         let mut headers = self.rpc.headers.clone();
         // The same version header as every other versioned request (none when absent).
         if let Some(version) = self.rpc.version.lock().ok().and_then(|v| v.clone()) {
@@ -439,11 +349,11 @@ impl McpConnection {
         if let Some(session) = self.rpc.session_id.lock().ok().and_then(|s| s.clone()) {
             headers.push((HeaderName::from_static("mcp-session-id"), session));
         }
-        faults::Target {
+        mcp_fault_calls::Target {
             http: self.rpc.http.clone(),
             url: self.rpc.url.clone(),
             headers,
-            server: self.journal.server.clone(),
+            server: self.journal.server().to_owned(),
             first_id: self.rpc.next_id.fetch_add(ids, Ordering::SeqCst),
             journal: self.journal.clone(),
             limit: self.call_timeout,
@@ -505,7 +415,7 @@ impl McpPool {
         settings: McpClientScript,
         journal: Option<Arc<JournalWriter>>,
     ) -> Self {
-        faults::remember_servers(&servers);
+        mcp_fault_calls::remember_servers(&servers);
         Self {
             servers,
             settings,

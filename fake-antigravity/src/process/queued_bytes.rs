@@ -1,6 +1,6 @@
 //! Writing bytes a wrapping writer queued (an injected line, a rewritten frame) to the
-//! writer it wraps, before anything new: shared by [`super::stdout_lines`] and
-//! [`super::version_override`].
+//! writer it wraps, before anything new: shared by [`super::stdout_lines`],
+//! [`super::version_override`] and [`crate::faults::server_fault_writer`].
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

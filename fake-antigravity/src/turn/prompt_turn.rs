@@ -103,7 +103,7 @@ pub async fn run_prompt(
     if let Some(stop_reason) = stop_reason {
         let _connection_gone = responder.respond(json!({ "stopReason": stop_reason }));
         // `mcp_client.fault: call_after_turn` replays its call now.
-        crate::mcp::faults::after_prompt_answered().await;
+        crate::faults::mcp_fault_calls::after_prompt_answered().await;
     }
 }
 

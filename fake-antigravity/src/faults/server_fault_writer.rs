@@ -1,9 +1,9 @@
-//! The server faults of `fake.faults` (types in `script/faults.rs`) and the planted secret
-//! of `fake.planted_secret`, done to the frames the fake writes: [`FaultWriter`] wraps the
-//! process's raw stdout, below the journal's tap (the journal shows the frames the fake
-//! meant to send; the pipe carries what the fault made of them). It collects each frame
-//! whole, then writes the segments the armed fault makes of it, in order, each optionally
-//! followed by an act (a pause, a stall, closing stdout, exiting, SIGKILL).
+//! The server faults of `fake.faults` (types in [`super::server_faults`]) and the planted
+//! secret of `fake.planted_secret`, done to the frames the fake writes: [`FaultWriter`]
+//! wraps the process's raw stdout, below the journal's tap (the journal shows the frames
+//! the fake meant to send; the pipe carries what the fault made of them). It collects each
+//! frame whole, then writes the segments the armed fault makes of it, in order, each
+//! optionally followed by an act (a pause, a stall, closing stdout, exiting, SIGKILL).
 //!
 //! Without faults or a secret, [`with_faults`] returns stdout untouched.
 
@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
+use crate::faults::server_faults::{ServerFault, ServerFaultKind};
 use crate::script::Script;
-use crate::script::faults::{ServerFault, ServerFaultKind};
 
 /// The stall of `stall_then_resume` when the script names no `ms`.
 const DEFAULT_STALL_MS: u64 = 300;
@@ -209,7 +209,7 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
                 return Poll::Ready(Ok(()));
             };
             if let Some(inner) = self.inner.as_mut() {
-                std::task::ready!(super::queued_bytes::poll_write_queued(
+                std::task::ready!(crate::process::queued_bytes::poll_write_queued(
                     inner,
                     &mut segment.bytes,
                     cx
@@ -227,7 +227,10 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
                 Then::Exit => std::process::exit(EXIT_STATUS),
                 Then::Sigkill => {
                     // If the kill cannot happen, exiting is the nearest fault.
-                    eprintln!("fake-antigravity: {}", super::abrupt_end::kill_self());
+                    eprintln!(
+                        "fake-antigravity: {}",
+                        crate::process::abrupt_end::kill_self()
+                    );
                     std::process::exit(EXIT_STATUS);
                 }
             }
@@ -238,7 +241,7 @@ impl<W: AsyncWrite + Unpin> FaultWriter<W> {
     /// the system's standard output.
     fn close_stdout(&mut self) {
         self.inner = None;
-        if let Err(reason) = super::abrupt_end::close_stdout() {
+        if let Err(reason) = crate::process::abrupt_end::close_stdout() {
             eprintln!("fake-antigravity: {reason}");
         }
     }

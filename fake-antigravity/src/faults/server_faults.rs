@@ -1,7 +1,7 @@
 //! Server faults (`fake.faults`): what the fake does wrong to the frames it writes on
 //! stdout, and when. A fault strikes at a frame index, counting every JSON-RPC frame the
 //! fake writes from 0 (responses and notifications alike, in the order they leave); the
-//! behaviour is in `process/fault_writer.rs`. `dsh-sim chaos` adds one fault to an
+//! behaviour is in `faults/server_fault_writer.rs`. `dsh-sim chaos` adds one fault to an
 //! ordinary scenario, so a fault is a scenario key like any other (claim B04).
 //!
 //! Faults the process switches already express are not repeated here: ignoring SIGTERM and

@@ -1,6 +1,6 @@
 //! The script's MCP client faults (`mcp_client.fault`): one misbehaviour of the fake's
 //! MCP client, struck at one `tools/call`, so a scenario (or `dsh-sim chaos`) can prove the
-//! adapter's bridge copes. What each does on the wire is in `mcp/faults.rs`.
+//! adapter's bridge copes. What each does on the wire is in `faults/mcp_fault_calls.rs`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

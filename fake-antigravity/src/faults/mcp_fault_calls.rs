@@ -1,8 +1,8 @@
-//! The MCP client faults of `mcp_client.fault` (`script/mcp_faults.rs`): how the fake's
-//! client misbehaves at one `tools/call`, on real loopback HTTP. Every request a fault
-//! sends is journaled (`McpRequest` with its `rpc_id`), and so is every response it gets or
-//! the failure in its place (`McpResponse`, same `rpc_id`), one entry per response, so a
-//! judge can tell from the journal how often each request was answered.
+//! The MCP client faults of `mcp_client.fault` (types in [`super::mcp_faults`]): how the
+//! fake's client misbehaves at one `tools/call`, on real loopback HTTP. Every request a
+//! fault sends is journaled (`McpRequest` with its `rpc_id`), and so is every response it
+//! gets or the failure in its place (`McpResponse`, same `rpc_id`), one entry per response,
+//! so a judge can tell from the journal how often each request was answered.
 //!
 //! The call counter, the servers of earlier sessions and the replay waiting for the
 //! prompt's result are per process (statics): a fake process is one server.
@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::client::{McpClientError, McpJournal, answer_in_body};
-use crate::script::mcp_faults::{McpFault, McpFaultKind};
+use crate::faults::mcp_faults::{McpFault, McpFaultKind};
+use crate::mcp::exchange::{McpClientError, McpJournal, answer_in_body};
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How many `tools/call` a burst sends at once: one more than a bridge's 64.
@@ -33,16 +33,16 @@ static REPLAYS: Mutex<Vec<Replay>> = Mutex::new(Vec::new());
 /// What a fault sends its requests with: the connection's URL and headers, fresh ids.
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub(super) http: reqwest::Client,
-    pub(super) url: String,
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: String,
     /// Every header a `tools/call` of the connection carries (credentials, version,
     /// session), besides `content-type` and `accept`.
-    pub(super) headers: Vec<(HeaderName, HeaderValue)>,
-    pub(super) server: String,
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(crate) server: String,
     /// The first of the JSON-RPC ids reserved for the fault.
-    pub(super) first_id: u64,
-    pub(super) journal: McpJournal,
-    pub(super) limit: Duration,
+    pub(crate) first_id: u64,
+    pub(crate) journal: McpJournal,
+    pub(crate) limit: Duration,
 }
 
 #[derive(Debug)]
@@ -53,13 +53,13 @@ struct Replay {
 }
 
 /// Counts a `tools/call`; the fault's kind when this is the call it strikes.
-pub(super) fn strikes(fault: Option<McpFault>) -> Option<McpFaultKind> {
+pub(crate) fn strikes(fault: Option<McpFault>) -> Option<McpFaultKind> {
     let index = CALLS.fetch_add(1, Ordering::SeqCst);
     fault.filter(|f| f.call == index).map(|f| f.kind)
 }
 
 /// How many JSON-RPC ids a fault of `kind` sends requests under.
-pub(super) fn ids_needed(kind: McpFaultKind) -> u64 {
+pub(crate) fn ids_needed(kind: McpFaultKind) -> u64 {
     match kind {
         McpFaultKind::Burst => BURST_CALLS,
         _ => 1,
@@ -67,7 +67,7 @@ pub(super) fn ids_needed(kind: McpFaultKind) -> u64 {
 }
 
 /// Remembers a session's servers, for a later `stale_token`.
-pub(super) fn remember_servers(servers: &[HttpMcpServer]) {
+pub(crate) fn remember_servers(servers: &[HttpMcpServer]) {
     if let Ok(mut seen) = SERVERS_SEEN.lock() {
         seen.extend(servers.iter().cloned());
     }
@@ -93,7 +93,7 @@ fn failed(message: String) -> McpClientError {
 }
 
 /// Runs the struck `tools/call` the way `kind` says.
-pub(super) async fn faulty_call(
+pub(crate) async fn faulty_call(
     target: Target,
     kind: McpFaultKind,
     params: Value,
