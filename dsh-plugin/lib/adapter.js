@@ -133,9 +133,10 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @returns {Promise<void>}
    */
   dispose() {
-    return (this.#disposing ??= this.#native.dispose().then(
+    this.#disposing ??= this.#native.dispose().then(
       (json) => void settle(json),
       (error) => Promise.reject(toLlmError(error)),
-    ));
+    );
+    return this.#disposing;
   }
 }

@@ -34,7 +34,7 @@ test('listModels runs discovery; resolveModel then answers from the catalogue an
 });
 
 test('DSH resolves the route retry policy to EMPTY_RESPONSE only, at most twice', async (t) => {
-  const { fake, host } = await fakeHost(t, {});
+  const { host } = await fakeHost(t, {});
   try {
     const policy = host.llm.providerRetryPolicy('antigravity-acp');
     assert.equal(policy.mode, 'normal');

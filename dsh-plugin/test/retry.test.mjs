@@ -24,7 +24,7 @@ function requestError(ctx, failure, retryPolicy) {
 }
 
 test('DSH retry executor: a failure after streamed output is not retried, an empty response is', async (t) => {
-  const { fake, host } = await fakeHost(t, {
+  const { host } = await fakeHost(t, {
     turns: [
       { match: { prompt_contains: 'start then refuse' }, steps: [{ text: 'Partial answer' }], stop: 'refusal' },
       { match: { prompt_contains: 'say nothing' }, steps: [] },
