@@ -51,7 +51,9 @@ const FIRST_CHUNK_PROMPT = PROMPTS.text;
 const cargo = (args) => execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'ignore', 'inherit'] });
 cargo(['build', '--locked', '--release', '-p', 'fake-antigravity']);
 const addon = join(pkg, 'bench', '.addon', 'antigravity-acp-dsh.release-bench.node');
-execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 process.env.ANTIGRAVITY_ACP_DSH_ADDON = addon;
 const target = process.env.CARGO_TARGET_DIR ?? join(pkg, '..', 'target');
 process.env.FAKE_ANTIGRAVITY ??= join(target, 'release', 'fake-antigravity');
@@ -195,7 +197,8 @@ function rows(reps, captured) {
     }),
     row({
       id: 'dsh_runtime_throughput',
-      title: "chunks per second through the Node binding vs DSH's own ceiling (a JS async generator adapter), both through ctx.llm.stream",
+      title:
+        "chunks per second through the Node binding vs DSH's own ceiling (a JS async generator adapter), both through ctx.llm.stream",
       measures: `${stream}, from calling ctx.llm.stream to the consumer's last chunk, served by the binding's adapter vs by a plain JS async generator adapter in the same host replaying one binding stream's chunk objects`,
       figure: throughDshSide,
       floor: { what: 'JS async generator adapter through ctx.llm.stream', unit: 'chunks/s', samples: samples('floor') },
@@ -211,14 +214,24 @@ function rows(reps, captured) {
       kind: 'ratio',
       goal: null,
     }),
-    ...turnRows(reps.map((rep) => rep.turn), row),
+    ...turnRows(
+      reps.map((rep) => rep.turn),
+      row,
+    ),
   ];
 }
 
 /** Each measurement's median [min, max] over the repetitions, for the console. */
 function printMeasurements(reps) {
   const show = (key, digits) => {
-    const { median: mid, min, max } = spread(reps.map((rep) => rep[key]), digits);
+    const {
+      median: mid,
+      min,
+      max,
+    } = spread(
+      reps.map((rep) => rep[key]),
+      digits,
+    );
     return `${mid} [${min}, ${max}]`;
   };
   console.table({
@@ -228,14 +241,25 @@ function printMeasurements(reps) {
     'binding, one chunk per call': { 'chunks/s': show('single', 0), 'first chunk ms': 'n/a' },
   });
   const turn = (kind, side) => {
-    const { median: mid, min, max } = spread(reps.map((rep) => rep.turn[kind][side]), 3);
+    const {
+      median: mid,
+      min,
+      max,
+    } = spread(
+      reps.map((rep) => rep.turn[kind][side]),
+      3,
+    );
     return `${mid} [${min}, ${max}]`;
   };
   const kinds = { text: 'text turn', firstTool: 'first tool stream', round: 'tool round' };
-  console.table(Object.fromEntries(Object.entries(kinds).map(([kind, name]) => [
-    `${name} ms`,
-    { 'through ctx.llm.stream': turn(kind, 0), 'in Rust (benchDrain)': turn(kind, 1), 'JS floor': turn(kind, 2) },
-  ])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(kinds).map(([kind, name]) => [
+        `${name} ms`,
+        { 'through ctx.llm.stream': turn(kind, 0), 'in Rust (benchDrain)': turn(kind, 1), 'JS floor': turn(kind, 2) },
+      ]),
+    ),
+  );
 }
 
 try {
@@ -247,7 +271,10 @@ try {
   const replays = { stream: captured, ...turns.captured };
   const floorFiber = host.ctx.plugin(floorPlugin(replays, (options) => replayKey(options) ?? 'stream'));
   await floorFiber.await?.();
-  await eventually(() => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER), 'the floor adapter registration');
+  await eventually(
+    () => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER),
+    'the floor adapter registration',
+  );
   checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), CHUNKS);
   checked('warm-up one chunk per call', await oneByOne(STREAM_PROMPT), CHUNKS);
   checked('warm-up first chunk', await throughDsh(FIRST_CHUNK_PROMPT));
@@ -257,7 +284,9 @@ try {
   for (let i = 0; i < RUNS; i++) reps.push(await repetition());
   const result = document({ tool: 'dsh-plugin bench', repetitions: RUNS, rows: rows(reps, captured) });
 
-  console.log(`binding benchmark: ${CHUNKS} server chunks per stream (${captured.length} DSH chunks in the warm one), ${RUNS} interleaved repetitions, median [min, max], ${process.version}`);
+  console.log(
+    `binding benchmark: ${CHUNKS} server chunks per stream (${captured.length} DSH chunks in the warm one), ${RUNS} interleaved repetitions, median [min, max], ${process.version}`,
+  );
   printMeasurements(reps);
   printRows(result.rows);
   if (jsonOut) {

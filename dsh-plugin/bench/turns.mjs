@@ -40,7 +40,10 @@ export function turnScripts(runs) {
   return [
     { match: { prompt_contains: PROMPTS.text }, steps: [{ text: 'Hi.' }] },
     { match: { prompt_contains: PROMPTS.firstTool }, steps: [call, { text: 'done' }] },
-    { match: { prompt_contains: PROMPTS.round }, steps: [...Array.from({ length: rounds }, () => call), { text: 'done' }] },
+    {
+      match: { prompt_contains: PROMPTS.round },
+      steps: [...Array.from({ length: rounds }, () => call), { text: 'done' }],
+    },
   ];
 }
 
@@ -51,7 +54,14 @@ export function replayKey(options) {
 }
 
 const toolResult = (call) =>
-  Object.freeze({ id: `tool-${call.id}`, role: 'tool', toolCallId: call.id, content: [{ type: 'text', text: 'echoed' }], isError: false, source: { kind: 'tool', callId: call.id } });
+  Object.freeze({
+    id: `tool-${call.id}`,
+    role: 'tool',
+    toolCallId: call.id,
+    content: [{ type: 'text', text: 'echoed' }],
+    isError: false,
+    source: { kind: 'tool', callId: call.id },
+  });
 
 /**
  * The turns' measurements. `host` is DSH's runtime with the plugin and the floor mounted,
@@ -109,8 +119,17 @@ export class DshTurns {
       const calls = message.content.filter((block) => block.type === 'tool-call');
       return [...messages, message, ...calls.map(toolResult)];
     }
-    const blocks = toolCalls.map((call) => ({ type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments }));
-    return [...messages, Object.freeze({ id: `assistant-${this.#chats++}`, role: 'assistant', content: blocks, source: SOURCE }), ...toolCalls.map(toolResult)];
+    const blocks = toolCalls.map((call) => ({
+      type: 'tool-call',
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+    return [
+      ...messages,
+      Object.freeze({ id: `assistant-${this.#chats++}`, role: 'assistant', content: blocks, source: SOURCE }),
+      ...toolCalls.map(toolResult),
+    ];
   }
 
   static #expect(label, run, kind) {
@@ -140,9 +159,21 @@ export class DshTurns {
     const dshAsked = [this.#user(`${PROMPTS.firstTool} ${n} through DSH`)];
     const rustAsked = [this.#user(`${PROMPTS.firstTool} ${n} in Rust`)];
     const dsh = DshTurns.#expect('first tool stream', await this.#viaDsh(this.#tools(dshAsked)), 'tool-calls');
-    const rust = DshTurns.#expect('first tool stream in Rust', await this.#viaRust(this.#tools(rustAsked)), 'tool-calls');
-    DshTurns.#expect('the chat after its first tool', await this.#viaDsh(this.#tools(this.#answered(dshAsked, dsh))), 'stop');
-    DshTurns.#expect('the chat after its first tool in Rust', await this.#viaRust(this.#tools(this.#answered(rustAsked, rust))), 'stop');
+    const rust = DshTurns.#expect(
+      'first tool stream in Rust',
+      await this.#viaRust(this.#tools(rustAsked)),
+      'tool-calls',
+    );
+    DshTurns.#expect(
+      'the chat after its first tool',
+      await this.#viaDsh(this.#tools(this.#answered(dshAsked, dsh))),
+      'stop',
+    );
+    DshTurns.#expect(
+      'the chat after its first tool in Rust',
+      await this.#viaRust(this.#tools(this.#answered(rustAsked, rust))),
+      'stop',
+    );
     return { chunks: dsh.chunks, dsh: dsh.ms, rust: rust.ms, request: this.#tools(dshAsked) };
   }
 
@@ -191,9 +222,17 @@ export class DshTurns {
 /** The three rows from the repetitions' `[dsh, rust, floor]` medians, by kind. */
 export function turnRows(reps, row) {
   const kinds = [
-    ['dsh_text_turn', 'text', 'a warm one-chunk text turn (no tools; the no-tool lane\'s persistent client)'],
-    ['dsh_first_tool_stream', 'firstTool', 'a fresh chat with one tool offered, to the finish that hands DSH the first call: bridge bound, session/new with the MCP descriptor (the fake\'s initialize and tools/list to the bridge), the permission round, the first tools/call parked; the chat is then answered and run to its end, untimed'],
-    ['dsh_tool_round', 'round', 'DSH\'s tool result handed to ctx.llm.stream until the next call is in its hands, inside one server turn (the fake\'s MCP client opens a connection per request)'],
+    ['dsh_text_turn', 'text', "a warm one-chunk text turn (no tools; the no-tool lane's persistent client)"],
+    [
+      'dsh_first_tool_stream',
+      'firstTool',
+      "a fresh chat with one tool offered, to the finish that hands DSH the first call: bridge bound, session/new with the MCP descriptor (the fake's initialize and tools/list to the bridge), the permission round, the first tools/call parked; the chat is then answered and run to its end, untimed",
+    ],
+    [
+      'dsh_tool_round',
+      'round',
+      "DSH's tool result handed to ctx.llm.stream until the next call is in its hands, inside one server turn (the fake's MCP client opens a connection per request)",
+    ],
   ];
   return kinds.map(([id, kind, what]) => {
     const excess = reps.map((rep) => rep[kind][0] - rep[kind][2]);

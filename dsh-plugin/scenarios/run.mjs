@@ -7,7 +7,19 @@
  * @module scenarios/run
  */
 import { spawnSync } from 'node:child_process';
-const args = ['run', '--locked', '-q', '-p', 'dsh-sim', '--', 'run', '--real-loop', '--node', process.execPath, ...process.argv.slice(2)];
+const args = [
+  'run',
+  '--locked',
+  '-q',
+  '-p',
+  'dsh-sim',
+  '--',
+  'run',
+  '--real-loop',
+  '--node',
+  process.execPath,
+  ...process.argv.slice(2),
+];
 // cargo finds the workspace from any folder of the checkout; paths stay the caller's.
 const run = spawnSync('cargo', args, { stdio: 'inherit' });
 process.exit(run.status ?? 1);

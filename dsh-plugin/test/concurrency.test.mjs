@@ -17,7 +17,9 @@ const echoTurn = (word) =>
 test('concurrent conversations each get their own answer', async (t) => {
   const { fake, host } = await fakeHost(t, { turns: [...turns, echoTurn('one'), echoTurn('two')] });
   try {
-    const texts = ['alpha', 'beta', 'gamma'].map((word) => drain(host.llm.stream(request([user(`Please tell me ${word}`)]))));
+    const texts = ['alpha', 'beta', 'gamma'].map((word) =>
+      drain(host.llm.stream(request([user(`Please tell me ${word}`)]))),
+    );
     const tools = ['one', 'two'].map(async (word) => {
       const asked = user(`Please echo ${word}`);
       const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));
@@ -59,7 +61,9 @@ test('a session-title request is answered while a tool turn is parked, and the t
     assert.equal(title.text, 'Echo test');
     const [call] = first.toolCalls;
     const second = await drain(
-      host.llm.stream(request([asked, assistant(first.blocks), toolResult('0.2', call.id, 'slowly')], { tools: [ECHO] })),
+      host.llm.stream(
+        request([asked, assistant(first.blocks), toolResult('0.2', call.id, 'slowly')], { tools: [ECHO] }),
+      ),
     );
     assert.deepEqual(second.finish, { kind: 'stop' });
     assert.equal(second.text, 'slowly echoed back');

@@ -16,7 +16,10 @@ const PNG = Buffer.from(
 const ref = { attachmentId: 'sha256-test-image', mediaType: 'image/png', bytes: PNG.length, width: 1, height: 1 };
 const withImage = () =>
   createUserMessage({
-    content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image', attachment: ref }],
+    content: [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', attachment: ref },
+    ],
     source: { kind: 'user' },
   });
 const script = { turns: [{ match: { prompt_contains: 'this picture' }, steps: [{ text: 'One pixel.' }] }] };
@@ -54,7 +57,9 @@ test('without an attachment service an image request fails ACP_ATTACHMENT_UNAVAI
 test('a request aborted while its images are read ends aborted (ABORTED), not as a missing attachment', async (t) => {
   const controller = new AbortController();
   // An attachment store whose read aborts the request (the user pressed stop meanwhile).
-  const attachments = new Map([[ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }]]);
+  const attachments = new Map([
+    [ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }],
+  ]);
   const { fake, host } = await fakeHost(t, script, { attachments });
   try {
     const out = await drain(host.llm.stream(request([withImage()], { signal: controller.signal })));

@@ -9,7 +9,9 @@ import { request, user } from './helpers/requests.mjs';
 test('listModels runs discovery; resolveModel then answers from the catalogue and the reported window', async (t) => {
   const { fake, host } = await fakeHost(t, {
     default_model: 'gemini-3.8-flash-low',
-    turns: [{ match: { prompt_contains: 'how big' }, steps: [{ usage: { used: 1200, size: 200000 } }, { text: 'Big.' }] }],
+    turns: [
+      { match: { prompt_contains: 'how big' }, steps: [{ usage: { used: 1200, size: 200000 } }, { text: 'Big.' }] },
+    ],
   });
   try {
     const models = await host.llm.listModels('antigravity-acp');

@@ -19,7 +19,15 @@ const DELEGATED = Symbol('delegated to the next recovery policy');
 function requestError(ctx, failure, retryPolicy) {
   const events = [];
   const agent = { session: { events, append: (type, data) => events.push({ type, data }) } };
-  const payload = { agent, turn: 1, step: 1, provider: 'antigravity-acp', failure, retryPolicy, signal: new AbortController().signal };
+  const payload = {
+    agent,
+    turn: 1,
+    step: 1,
+    provider: 'antigravity-acp',
+    failure,
+    retryPolicy,
+    signal: new AbortController().signal,
+  };
   return { events, decision: ctx.waterfall('agent/request-error', payload, async () => DELEGATED) };
 }
 
@@ -51,7 +59,10 @@ test('DSH retry executor: a failure after streamed output is not retried, an emp
     assert.deepEqual(empty.blocks, []);
     const retried = requestError(host.ctx, empty.finish.failure, policy);
     assert.deepEqual(await within(retried.decision, 'the recovery decision'), { kind: 'retry' });
-    assert.deepEqual(retried.events.map((e) => e.type), ['llm/retry', 'llm/retry-started']);
+    assert.deepEqual(
+      retried.events.map((e) => e.type),
+      ['llm/retry', 'llm/retry-started'],
+    );
   } finally {
     await retry.dispose();
     await host.stop();

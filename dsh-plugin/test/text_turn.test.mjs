@@ -8,7 +8,12 @@ import { request, user } from './helpers/requests.mjs';
 
 test('a text turn streams the server text as one text block and stops', async (t) => {
   const { fake, host } = await fakeHost(t, {
-    turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ thought: 'Greeting.' }, { text: 'Hello ' }, { text: 'there.' }] }],
+    turns: [
+      {
+        match: { prompt_contains: 'say hello' },
+        steps: [{ thought: 'Greeting.' }, { text: 'Hello ' }, { text: 'there.' }],
+      },
+    ],
   });
   try {
     const out = await drain(host.llm.stream(request([user('Please say hello')])));

@@ -71,7 +71,10 @@ export function fakeServer(script = {}) {
     journal,
     frames,
     /** The ACP methods the client sent (requests and notifications), in order. */
-    methods: () => frames('in').filter((f) => typeof f.method === 'string').map((f) => f.method),
+    methods: () =>
+      frames('in')
+        .filter((f) => typeof f.method === 'string')
+        .map((f) => f.method),
     /** Live (not zombie) processes whose command line names this setup's script. */
     pids: () => livePids(scriptPath),
     /** What is left under the scratch root. */

@@ -24,7 +24,6 @@ export const brokenExpectations = (fake) =>
     .flat()
     .filter((e) => e.kind === 'expectation_failed' || e.kind === 'unmatched_prompt');
 
-
 /**
  * A fake turn that calls one host tool, checks its result, then says `text`.
  * @param {{prompt: string, tool: string, args: object, isError?: boolean, contains: string, text: string}} turn
