@@ -5,7 +5,7 @@
 // (argv[2]), drives the chat one user message at a time over stdin, runs its checks
 // between messages, and reads back the record this file writes (the streams DSH's loop
 // consumed, as the `llm/stream` waterfall saw them; how each turn ended; the tool
-// executions). See ./README.md for the protocol and what it cannot express.
+// executions). See ../../scenarios/README.md ("Two hosts") for the protocol and what it cannot express.
 //
 // Protocol: dsh-sim writes one JSON command per line on stdin: {"cmd":"run","index":N}
 // (run chat entry N), {"cmd":"finish"} (the queries after the chat, dispose, write the
