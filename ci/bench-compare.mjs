@@ -1,8 +1,8 @@
 /**
  * `ci/bench-compare.sh OLD.json NEW.json`'s work: reads two benchmark documents
- * (`antigravity-acp-bench/1`, from `dsh-sim bench --json` or `dsh-plugin/bench/binding.mjs
- * --json`), matches their rows by `id`, and prints one line per row: old median, new
- * median, the change, and a verdict.
+ * (`antigravity-acp-bench/1`, from `dsh-sim bench --json` or
+ * `dsh-plugin/bench/binding-overhead.mjs --json`), matches their rows by `id`, and prints
+ * one line per row: old median, new median, the change, and a verdict.
  *
  * Verdicts, for a row in both documents:
  * - `reported`: the row has no goal; never flagged.

@@ -1,6 +1,6 @@
 /**
  * Whole turns through DSH, each against its Rust twin and DSH's own cost, in the same
- * repetition (`bench/binding.mjs` runs them):
+ * repetition (`bench/binding-overhead.mjs` runs them):
  * - `dsh_text_turn`: a warm one-chunk text turn;
  * - `dsh_first_tool_stream`: a fresh chat with a tool offered, to the finish that hands DSH
  *   the first call (bridge, `session/new` with the MCP descriptor, the server's

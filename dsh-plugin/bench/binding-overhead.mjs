@@ -1,14 +1,15 @@
 /**
- * The binding benchmark (`npm --prefix dsh-plugin run bench`): how many chunks per second
- * DSH receives through `ctx.llm.stream` (the plugin, the binding's batches, DSH's
- * runtime), against two floors in the same run: the adapter's own rate on the same
- * scripted stream drained inside Rust (`benchDrain`, in an addon this script builds with
- * the `bench` feature: the shipped addon has none), and DSH's runtime alone, reading the
- * same chunks from a plain JS async generator registered as a second adapter in the same
+ * The binding's overhead: what the Node side (the binding's crossings, the plugin, DSH's
+ * runtime) adds to the adapter's own time in Rust (`npm --prefix dsh-plugin run bench`). How
+ * many chunks per second DSH receives through `ctx.llm.stream` (the plugin, the binding's
+ * batches, DSH's runtime), against two floors in the same run: the adapter's own rate on the
+ * same scripted stream drained inside Rust (`benchDrain`, in an addon this script builds
+ * with the `bench` feature: the shipped addon has none), and DSH's runtime alone, reading
+ * the same chunks from a plain JS async generator registered as a second adapter in the same
  * host (`bench/js-floor.mjs`); and how long a text turn's first chunk takes across the
- * binding and in Rust. A fourth row reads the stream through the binding one chunk per
- * call (`nextBatch(1)`), the design the batches replace. Release builds of the addon and
- * the fake, on warm processes.
+ * binding and in Rust. A fourth row reads the stream through the binding one chunk per call
+ * (`nextBatch(1)`), the design the batches replace. Release builds of the addon and the
+ * fake, on warm processes.
  *
  * Each of `--runs` repetitions measures every figure back to back (binding through DSH,
  * Rust drain, JS floor, one chunk per call, then the first-chunk turns), so each
@@ -16,8 +17,8 @@
  * median, min and max over repetitions, in the `antigravity-acp-bench/1` document
  * (`bench/report.mjs`) that `--json FILE` writes and `ci/bench-compare.sh` compares.
  *
- *   node bench/binding.mjs [--chunks 20000] [--runs 5] [--json FILE]
- * @module bench/binding
+ *   node bench/binding-overhead.mjs [--chunks 20000] [--runs 5] [--json FILE]
+ * @module bench/binding-overhead
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
