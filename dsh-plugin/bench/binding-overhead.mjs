@@ -63,10 +63,10 @@ if (!existsSync(process.env.FAKE_ANTIGRAVITY)) throw new Error(`no release fake 
 const { default: plugin } = await import('../index.js');
 const binding = (await import('../lib/binding.js')).binding();
 const { configJson } = await import('../lib/config.js');
-const { fakeServer } = await import('../test/helpers/fake.mjs');
-const { startHost } = await import('../test/helpers/host.mjs');
-const { request, user } = await import('../test/helpers/requests.mjs');
-const { eventually } = await import('../test/helpers/wait.mjs');
+const { fakeServer } = await import('../support/fake.mjs');
+const { startHost } = await import('../support/host.mjs');
+const { request, user } = await import('../support/requests.mjs');
+const { eventually } = await import('../support/wait.mjs');
 
 const fake = fakeServer({
   turns: [

@@ -1,10 +1,10 @@
-// The stream-rule checker (test/helpers/checker.mjs) on hand-written streams: one valid
+// The stream-rule checker (support/checker.mjs) on hand-written streams: one valid
 // stream of every block type passes, and each rule, broken once, is caught and named. A
 // checker that lets one of these through fails here, so every test that drains a stream
 // through it proves what it claims.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain, streamChecker } from './helpers/checker.mjs';
+import { drain, streamChecker } from '../support/checker.mjs';
 
 const start = (index, blockType) => ({ type: 'block-start', index, blockType });
 const text = (index, t) => ({ type: 'text-delta', index, text: t });

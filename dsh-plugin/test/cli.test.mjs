@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fakeServer } from './helpers/fake.mjs';
-import { eventually, within } from './helpers/wait.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { eventually, within } from '../support/wait.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'antigravity-acp-dsh.js');

@@ -2,10 +2,10 @@
 // and a session-title request while a tool turn is parked waiting for DSH's results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
-import { assistant, request, toolResult, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from '../support/journal.mjs';
+import { assistant, request, toolResult, user } from '../support/requests.mjs';
 
 const turns = ['alpha', 'beta', 'gamma'].map((word) => ({
   match: { prompt_contains: `tell me ${word}` },

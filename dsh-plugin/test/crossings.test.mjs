@@ -10,9 +10,9 @@ import { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
 import { configJson } from '../lib/config.js';
 import { settle } from '../lib/failure.js';
-import { fakeServer } from './helpers/fake.mjs';
-import { request, user } from './helpers/requests.mjs';
-import { eventually } from './helpers/wait.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { request, user } from '../support/requests.mjs';
+import { eventually } from '../support/wait.mjs';
 
 test('a stream ends at its finish: no nextBatch call after the batch that carried it', async (t) => {
   const fake = fakeServer({ turns: [{ steps: [{ text: 'Hello there.' }] }] });

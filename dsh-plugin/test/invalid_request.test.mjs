@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { LlmError } from '@deepseek-ai/dsh-llm';
 import { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { MODEL, PROVIDER } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { MODEL, PROVIDER } from '../support/requests.mjs';
 
 const binding = loadBinding();
 

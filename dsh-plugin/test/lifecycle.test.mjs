@@ -8,12 +8,12 @@ import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
 import { settle } from '../lib/failure.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { fakeHost } from './helpers/host.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { fakeHost } from '../support/host.mjs';
 import { configJson } from '../lib/config.js';
-import { request, user } from './helpers/requests.mjs';
-import { eventually, within } from './helpers/wait.mjs';
+import { request, user } from '../support/requests.mjs';
+import { eventually, within } from '../support/wait.mjs';
 
 const binding = loadBinding();
 

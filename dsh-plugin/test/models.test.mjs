@@ -2,9 +2,9 @@
 // route (C51: only EMPTY_RESPONSE, which by construction streamed nothing and ran no tool).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
 
 test('listModels runs discovery; resolveModel then answers from the catalogue and the reported window', async (t) => {
   const { fake, host } = await fakeHost(t, {

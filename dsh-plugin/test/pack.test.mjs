@@ -33,8 +33,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeServer } from '../support/fake.mjs';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,7 +62,7 @@ const HOST_PACKAGES = [
 ];
 const PINNED = HOST_PACKAGES.map((name) => `${name}@${manifest.devDependencies[name]}`);
 // The children find the fake's processes as the tests do (this helper uses node builtins only).
-const FAKE_HELPER = pathToFileURL(join(root, 'test', 'helpers', 'fake.mjs')).href;
+const FAKE_HELPER = pathToFileURL(join(root, 'support', 'fake.mjs')).href;
 
 // What both children do once their turn streamed: dispose the plugin's scope, then, before
 // exiting, assert that no fake process and no scratch directory of it is left.

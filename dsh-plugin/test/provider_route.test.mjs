@@ -5,9 +5,9 @@
 // route, or the adapter answers providerInfo, listModels or resolveModel with a fixed id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { MODEL, request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { MODEL, request, user } from '../support/requests.mjs';
 
 const ROUTE = 'agy';
 

@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import * as llmRetry from '@deepseek-ai/dsh-llm-retry';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
-import { within } from './helpers/wait.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
+import { within } from '../support/wait.mjs';
 
 const DELEGATED = Symbol('delegated to the next recovery policy');
 

@@ -2,9 +2,9 @@
 // text block and a `stop` finish, no usage invented, and the server got one prompt.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
 
 test('a text turn streams the server text as one text block and stops', async (t) => {
   const { fake, host } = await fakeHost(t, {

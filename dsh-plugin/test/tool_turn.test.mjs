@@ -4,10 +4,10 @@
 // server received is read from the fake's journal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentLoop, drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { assistant, request, toolResult, user } from './helpers/requests.mjs';
-import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
+import { agentLoop, drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { assistant, request, toolResult, user } from '../support/requests.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from '../support/journal.mjs';
 
 for (const shape of ['0.1', '0.2']) {
   test(`a tool turn completes across two streams (tool result in the ${shape}.x shape)`, async (t) => {

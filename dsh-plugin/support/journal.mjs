@@ -1,6 +1,6 @@
 /**
  * Wire facts read from the fake's journal, the tool the tests offer, and a scripted tool turn.
- * @module test/helpers/journal
+ * @module support/journal
  */
 
 /** The host tool the tool turns offer. */

@@ -13,7 +13,7 @@
  * - tool calls only with a `tool-calls` finish, or an `aborted`/`error` one that cut the
  *   round short (DSH keeps none of them then); `tool-calls` needs at least one call;
  * - usage only before the finish; exactly one finish, and nothing after it.
- * @module test/helpers/checker
+ * @module support/checker
  */
 import { isDeepStrictEqual } from 'node:util';
 import { BlockAssembler } from '@deepseek-ai/dsh-llm';
