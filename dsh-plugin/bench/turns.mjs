@@ -18,6 +18,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BlockAssembler } from '@deepseek-ai/dsh-llm';
+import { ECHO } from '../support/journal.mjs';
+import { MODEL, PROVIDER, toolResult } from '../support/requests.mjs';
 import { FLOOR_PROVIDER } from './js-floor.mjs';
 import { median } from './report.mjs';
 
@@ -25,13 +27,8 @@ import { median } from './report.mjs';
 export const PROMPTS = { text: 'Say your first chunk', firstTool: 'first tool', round: 'tool round' };
 /** Turns of each kind per repetition (one alone is too noisy). */
 const TURNS = 5;
-/** The tool the turns offer. */
-const ECHO = {
-  name: 'echo',
-  description: 'Echoes its text.',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-};
-const SOURCE = { kind: 'model', provider: 'antigravity-acp', model: 'server-default' };
+/** Who wrote the assistant messages of the chats' histories. */
+const SOURCE = { kind: 'model', provider: PROVIDER, model: MODEL };
 
 /** The fake's turns for these benchmarks, enough tool rounds for `runs` repetitions. */
 export function turnScripts(runs) {
@@ -53,15 +50,8 @@ export function replayKey(options) {
   return Object.keys(PROMPTS).find((key) => first.includes(PROMPTS[key]));
 }
 
-const toolResult = (call) =>
-  Object.freeze({
-    id: `tool-${call.id}`,
-    role: 'tool',
-    toolCallId: call.id,
-    content: [{ type: 'text', text: 'echoed' }],
-    isError: false,
-    source: { kind: 'tool', callId: call.id },
-  });
+/** DSH's result (its 0.2.x shape) to one of the turns' calls of `ECHO`. */
+const echoed = (call) => toolResult('0.2', call.id, 'echoed');
 
 /**
  * The turns' measurements. `host` is DSH's runtime with the plugin and the floor mounted,
@@ -117,7 +107,7 @@ export class DshTurns {
       for (const chunk of chunks) assembler.push(chunk);
       const message = assembler.message(SOURCE);
       const calls = message.content.filter((block) => block.type === 'tool-call');
-      return [...messages, message, ...calls.map(toolResult)];
+      return [...messages, message, ...calls.map(echoed)];
     }
     const blocks = toolCalls.map((call) => ({
       type: 'tool-call',
@@ -128,7 +118,7 @@ export class DshTurns {
     return [
       ...messages,
       Object.freeze({ id: `assistant-${this.#chats++}`, role: 'assistant', content: blocks, source: SOURCE }),
-      ...toolCalls.map(toolResult),
+      ...toolCalls.map(echoed),
     ];
   }
 
