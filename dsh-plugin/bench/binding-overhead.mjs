@@ -63,6 +63,7 @@ if (!existsSync(process.env.FAKE_ANTIGRAVITY)) throw new Error(`no release fake 
 const { default: plugin } = await import('../index.js');
 const binding = (await import('../lib/binding.js')).binding();
 const { configJson } = await import('../lib/config.js');
+const { settle } = await import('../lib/failure.js');
 const { fakeServer } = await import('../support/fake.mjs');
 const { startHost } = await import('../support/host.mjs');
 const { request, user } = await import('../support/requests.mjs');
@@ -77,11 +78,6 @@ const fake = fakeServer({
 const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
 const host = await startHost(plugin, config);
 const rust = new binding.Provider(configJson({ provider: 'antigravity-acp', ...config }));
-const settle = (json) => {
-  const outcome = JSON.parse(json);
-  if (outcome.error) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
-  return outcome.ok;
-};
 const turns = new DshTurns({
   host,
   drainInRust: async (options) => settle(await binding.benchDrain(rust, JSON.stringify(options))),
