@@ -1,8 +1,8 @@
 /**
  * `ci/bench-compare.sh OLD.json NEW.json`'s work: reads two benchmark documents
- * (`antigravity-acp-bench/1`, from `dsh-sim bench --json` or `dsh-plugin/bench/binding.mjs
- * --json`), matches their rows by `id`, and prints one line per row: old median, new
- * median, the change, and a verdict.
+ * (`antigravity-acp-bench/1`, from `dsh-sim bench --json` or
+ * `dsh-plugin/bench/binding-overhead.mjs --json`), matches their rows by `id`, and prints
+ * one line per row: old median, new median, the change, and a verdict.
  *
  * Verdicts, for a row in both documents:
  * - `reported`: the row has no goal; never flagged.
@@ -37,15 +37,18 @@ function rowProblem(row, index) {
   if (typeof row.id !== 'string' || row.id === '') return `rows[${index}] has no string id`;
   const { value, goal } = row;
   if (value === null || typeof value !== 'object') return `row ${row.id} has no value`;
-  if (!KINDS.includes(value.kind)) return `row ${row.id}: value.kind ${JSON.stringify(value.kind)} is not one of ${KINDS.join(', ')}`;
+  if (!KINDS.includes(value.kind))
+    return `row ${row.id}: value.kind ${JSON.stringify(value.kind)} is not one of ${KINDS.join(', ')}`;
   for (const key of ['median', 'min', 'max']) {
     if (!isNumber(value[key])) return `row ${row.id}: value.${key} is not a number`;
   }
   if (goal !== null && goal !== undefined) {
-    if (!OPS.includes(goal.op)) return `row ${row.id}: goal.op ${JSON.stringify(goal.op)} is not one of ${OPS.join(', ')}`;
+    if (!OPS.includes(goal.op))
+      return `row ${row.id}: goal.op ${JSON.stringify(goal.op)} is not one of ${OPS.join(', ')}`;
     if (!isNumber(goal.value)) return `row ${row.id}: goal.value is not a number`;
   }
-  if (row.met !== null && row.met !== undefined && typeof row.met !== 'boolean') return `row ${row.id}: met is neither true, false nor null`;
+  if (row.met !== null && row.met !== undefined && typeof row.met !== 'boolean')
+    return `row ${row.id}: met is neither true, false nor null`;
   return undefined;
 }
 
@@ -105,7 +108,12 @@ function judge(old, now) {
   }
   if (goal === null) return { verdict, flagged: false };
   const comparable = old.value.kind === now.value.kind;
-  if (metLost) verdict = worse ? 'WORSE, goal no longer met' : comparable ? `goal no longer met (${verdict})` : `WORSE: goal no longer met (${verdict})`;
+  if (metLost)
+    verdict = worse
+      ? 'WORSE, goal no longer met'
+      : comparable
+        ? `goal no longer met (${verdict})`
+        : `WORSE: goal no longer met (${verdict})`;
   return { verdict, flagged: worse || (metLost && !comparable) };
 }
 
@@ -150,7 +158,12 @@ function compare(old, now) {
 function table(lines) {
   const rows = [['row', 'old median', 'new median', 'change', 'verdict'], ...lines];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((cells) => cells[column].length)));
-  return rows.map((cells) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ').trimEnd());
+  return rows.map((cells) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function main(args) {
@@ -174,7 +187,9 @@ function main(args) {
   const { lines, flagged } = compare(old, now);
   for (const line of table(lines)) console.log(line);
   if (flagged.length > 0) {
-    console.log(`${flagged.length} row(s) worse by more than the noise or no longer meeting their goal: ${flagged.join(', ')}`);
+    console.log(
+      `${flagged.length} row(s) worse by more than the noise or no longer meeting their goal: ${flagged.join(', ')}`,
+    );
     return 1;
   }
   console.log('no row worse by more than the noise');

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares two benchmark documents (antigravity-acp-bench/1: `dsh-sim bench --json`,
-# `node dsh-plugin/bench/binding.mjs --json`), row by row: old and new medians, the
+# `node dsh-plugin/bench/binding-overhead.mjs --json`), row by row: old and new medians, the
 # change, and a verdict. A row with a goal is flagged WORSE when its new spread lies wholly
 # on the worse side of its old one (a goal it no longer meets is only noted unless that holds);
 # rows without a goal are only reported. The work is ci/bench-compare.mjs (Node builtins).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CI checks, in order: formatting, lints, rustdoc (broken links are errors), the DSH
-# plugin's JS type-checked against its index.d.ts (tsc, after `npm ci`), then the README's
+# plugin's JS type-checked against its index.d.ts (tsc, after `npm ci`), the JS linted and its
+# format checked (Biome, `npm run lint`: dsh-plugin/ and ci/bench-compare.mjs), then the README's
 # test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim as its
 # own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
 # Then the other platforms' share (ci/cross.sh ci: clippy for Windows and macOS arm64, and
@@ -21,6 +22,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts)"
 npm --prefix dsh-plugin ci --no-audit --no-fund
 npm --prefix dsh-plugin run typecheck
+
+echo "== biome check (the JS: recommended lints, and the formatter's check)"
+npm --prefix dsh-plugin run lint
 
 bash ci/test.sh
 

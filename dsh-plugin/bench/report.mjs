@@ -35,11 +35,16 @@ const DIGITS = { 'chunks/s': 0, ms: 3, '': 3 };
 export function meets(goal, median) {
   if (goal === null) return null;
   switch (goal.op) {
-    case '<=': return median <= goal.value;
-    case '<': return median < goal.value;
-    case '>=': return median >= goal.value;
-    case '>': return median > goal.value;
-    default: throw new Error(`unknown goal op ${goal.op}`);
+    case '<=':
+      return median <= goal.value;
+    case '<':
+      return median < goal.value;
+    case '>=':
+      return median >= goal.value;
+    case '>':
+      return median > goal.value;
+    default:
+      throw new Error(`unknown goal op ${goal.op}`);
   }
 }
 
@@ -64,7 +69,11 @@ export function row({ id, title, measures, figure, floor, kind, goal }) {
   const unit = kind === 'ratio' ? '' : figure.unit;
   const digits = DIGITS[unit] ?? 3;
   const value = { kind, unit, ...spread(perRepetition, digits), values: perRepetition.map((v) => round(v, digits)) };
-  const side = ({ what, unit: sideUnit, samples }) => ({ what, unit: sideUnit, ...spread(samples, DIGITS[sideUnit] ?? 3) });
+  const side = ({ what, unit: sideUnit, samples }) => ({
+    what,
+    unit: sideUnit,
+    ...spread(samples, DIGITS[sideUnit] ?? 3),
+  });
   return {
     id,
     title,

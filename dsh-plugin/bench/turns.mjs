@@ -1,6 +1,6 @@
 /**
  * Whole turns through DSH, each against its Rust twin and DSH's own cost, in the same
- * repetition (`bench/binding.mjs` runs them):
+ * repetition (`bench/binding-overhead.mjs` runs them):
  * - `dsh_text_turn`: a warm one-chunk text turn;
  * - `dsh_first_tool_stream`: a fresh chat with a tool offered, to the finish that hands DSH
  *   the first call (bridge, `session/new` with the MCP descriptor, the server's
@@ -18,6 +18,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BlockAssembler } from '@deepseek-ai/dsh-llm';
+import { ECHO } from '../support/journal.mjs';
+import { MODEL, PROVIDER, toolResult } from '../support/requests.mjs';
 import { FLOOR_PROVIDER } from './js-floor.mjs';
 import { median } from './report.mjs';
 
@@ -25,13 +27,8 @@ import { median } from './report.mjs';
 export const PROMPTS = { text: 'Say your first chunk', firstTool: 'first tool', round: 'tool round' };
 /** Turns of each kind per repetition (one alone is too noisy). */
 const TURNS = 5;
-/** The tool the turns offer. */
-const ECHO = {
-  name: 'echo',
-  description: 'Echoes its text.',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-};
-const SOURCE = { kind: 'model', provider: 'antigravity-acp', model: 'server-default' };
+/** Who wrote the assistant messages of the chats' histories. */
+const SOURCE = { kind: 'model', provider: PROVIDER, model: MODEL };
 
 /** The fake's turns for these benchmarks, enough tool rounds for `runs` repetitions. */
 export function turnScripts(runs) {
@@ -40,7 +37,10 @@ export function turnScripts(runs) {
   return [
     { match: { prompt_contains: PROMPTS.text }, steps: [{ text: 'Hi.' }] },
     { match: { prompt_contains: PROMPTS.firstTool }, steps: [call, { text: 'done' }] },
-    { match: { prompt_contains: PROMPTS.round }, steps: [...Array.from({ length: rounds }, () => call), { text: 'done' }] },
+    {
+      match: { prompt_contains: PROMPTS.round },
+      steps: [...Array.from({ length: rounds }, () => call), { text: 'done' }],
+    },
   ];
 }
 
@@ -50,8 +50,8 @@ export function replayKey(options) {
   return Object.keys(PROMPTS).find((key) => first.includes(PROMPTS[key]));
 }
 
-const toolResult = (call) =>
-  Object.freeze({ id: `tool-${call.id}`, role: 'tool', toolCallId: call.id, content: [{ type: 'text', text: 'echoed' }], isError: false, source: { kind: 'tool', callId: call.id } });
+/** DSH's result (its 0.2.x shape) to one of the turns' calls of `ECHO`. */
+const echoed = (call) => toolResult('0.2', call.id, 'echoed');
 
 /**
  * The turns' measurements. `host` is DSH's runtime with the plugin and the floor mounted,
@@ -107,10 +107,19 @@ export class DshTurns {
       for (const chunk of chunks) assembler.push(chunk);
       const message = assembler.message(SOURCE);
       const calls = message.content.filter((block) => block.type === 'tool-call');
-      return [...messages, message, ...calls.map(toolResult)];
+      return [...messages, message, ...calls.map(echoed)];
     }
-    const blocks = toolCalls.map((call) => ({ type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments }));
-    return [...messages, Object.freeze({ id: `assistant-${this.#chats++}`, role: 'assistant', content: blocks, source: SOURCE }), ...toolCalls.map(toolResult)];
+    const blocks = toolCalls.map((call) => ({
+      type: 'tool-call',
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+    return [
+      ...messages,
+      Object.freeze({ id: `assistant-${this.#chats++}`, role: 'assistant', content: blocks, source: SOURCE }),
+      ...toolCalls.map(echoed),
+    ];
   }
 
   static #expect(label, run, kind) {
@@ -140,9 +149,21 @@ export class DshTurns {
     const dshAsked = [this.#user(`${PROMPTS.firstTool} ${n} through DSH`)];
     const rustAsked = [this.#user(`${PROMPTS.firstTool} ${n} in Rust`)];
     const dsh = DshTurns.#expect('first tool stream', await this.#viaDsh(this.#tools(dshAsked)), 'tool-calls');
-    const rust = DshTurns.#expect('first tool stream in Rust', await this.#viaRust(this.#tools(rustAsked)), 'tool-calls');
-    DshTurns.#expect('the chat after its first tool', await this.#viaDsh(this.#tools(this.#answered(dshAsked, dsh))), 'stop');
-    DshTurns.#expect('the chat after its first tool in Rust', await this.#viaRust(this.#tools(this.#answered(rustAsked, rust))), 'stop');
+    const rust = DshTurns.#expect(
+      'first tool stream in Rust',
+      await this.#viaRust(this.#tools(rustAsked)),
+      'tool-calls',
+    );
+    DshTurns.#expect(
+      'the chat after its first tool',
+      await this.#viaDsh(this.#tools(this.#answered(dshAsked, dsh))),
+      'stop',
+    );
+    DshTurns.#expect(
+      'the chat after its first tool in Rust',
+      await this.#viaRust(this.#tools(this.#answered(rustAsked, rust))),
+      'stop',
+    );
     return { chunks: dsh.chunks, dsh: dsh.ms, rust: rust.ms, request: this.#tools(dshAsked) };
   }
 
@@ -191,9 +212,17 @@ export class DshTurns {
 /** The three rows from the repetitions' `[dsh, rust, floor]` medians, by kind. */
 export function turnRows(reps, row) {
   const kinds = [
-    ['dsh_text_turn', 'text', 'a warm one-chunk text turn (no tools; the no-tool lane\'s persistent client)'],
-    ['dsh_first_tool_stream', 'firstTool', 'a fresh chat with one tool offered, to the finish that hands DSH the first call: bridge bound, session/new with the MCP descriptor (the fake\'s initialize and tools/list to the bridge), the permission round, the first tools/call parked; the chat is then answered and run to its end, untimed'],
-    ['dsh_tool_round', 'round', 'DSH\'s tool result handed to ctx.llm.stream until the next call is in its hands, inside one server turn (the fake\'s MCP client opens a connection per request)'],
+    ['dsh_text_turn', 'text', "a warm one-chunk text turn (no tools; the no-tool lane's persistent client)"],
+    [
+      'dsh_first_tool_stream',
+      'firstTool',
+      "a fresh chat with one tool offered, to the finish that hands DSH the first call: bridge bound, session/new with the MCP descriptor (the fake's initialize and tools/list to the bridge), the permission round, the first tools/call parked; the chat is then answered and run to its end, untimed",
+    ],
+    [
+      'dsh_tool_round',
+      'round',
+      "DSH's tool result handed to ctx.llm.stream until the next call is in its hands, inside one server turn (the fake's MCP client opens a connection per request)",
+    ],
   ];
   return kinds.map(([id, kind, what]) => {
     const excess = reps.map((rep) => rep[kind][0] - rep[kind][2]);

@@ -113,7 +113,12 @@ async function main(argv) {
   /** @type {Record<string, any>} */
   let values;
   try {
-    ({ values } = parseArgs({ args: argv.slice(1), options: { ...COMMON, ...own }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv.slice(1),
+      options: { ...COMMON, ...own },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new UsageError(/** @type {Error} */ (error).message);
   }
@@ -123,7 +128,9 @@ async function main(argv) {
   }
   const config = readConfig(values);
   const loader = await import('../lib/binding.js').catch((error) => {
-    process.stderr.write(`antigravity-acp-dsh: its loader cannot be imported here (is DSH installed where this runs?): ${error.message}\n`);
+    process.stderr.write(
+      `antigravity-acp-dsh: its loader cannot be imported here (is DSH installed where this runs?): ${error.message}\n`,
+    );
     return undefined;
   });
   if (loader === undefined) return EXIT.failed;
@@ -135,8 +142,10 @@ async function main(argv) {
     return EXIT.failed;
   }
   if (command === 'login') return login(addon, config, values);
-  const options = command === 'doctor' ? { quick: !!values.quick, install: !!values.install, clean: !!values.clean } : {};
-  if (options.install) process.stderr.write('installing (or checking) the pinned server first; a first install downloads it...\n');
+  const options =
+    command === 'doctor' ? { quick: !!values.quick, install: !!values.install, clean: !!values.clean } : {};
+  if (options.install)
+    process.stderr.write('installing (or checking) the pinned server first; a first install downloads it...\n');
   const host = command === 'doctor' ? hostFacts(loader.loadedAddon()) : null;
   const answer = await addon.runUserCommand(command, config, JSON.stringify(host), JSON.stringify(options));
   return print(unwrap(answer), values.json);
@@ -153,7 +162,8 @@ async function login(addon, config, values) {
   let waitSecs;
   if (values.wait !== undefined) {
     waitSecs = Number(values.wait);
-    if (!Number.isInteger(waitSecs) || waitSecs < 1) throw new UsageError('--wait takes a whole number of seconds, at least 1');
+    if (!Number.isInteger(waitSecs) || waitSecs < 1)
+      throw new UsageError('--wait takes a whole number of seconds, at least 1');
   }
   /** @type {import('../lib/binding.js').NativeLoginHandle} */
   let handle;
@@ -226,11 +236,13 @@ function configOf(text, where) {
   } catch {
     throw new UsageError(`${where} is not JSON`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${where} is not a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`${where} is not a JSON object`);
   const row = Object.hasOwn(value, 'config') && (Object.hasOwn(value, 'name') || Object.hasOwn(value, 'id'));
   if (!row) return value;
   const config = value.config ?? {};
-  if (typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`${where}: the row's config is not an object`);
+  if (typeof config !== 'object' || Array.isArray(config))
+    throw new UsageError(`${where}: the row's config is not an object`);
   return config;
 }
 

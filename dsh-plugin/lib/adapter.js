@@ -16,8 +16,18 @@ import { resolveImages } from './images.js';
  * @import { NativeProvider } from './binding.js'
  */
 
-/** The most chunks one crossing of the boundary carries. */
-export const BATCH = 256;
+/** @type {number | undefined} the most chunks one crossing of the boundary carries, once read. */
+let batchSize;
+
+/**
+ * The most chunks one crossing of the boundary carries: the binding's `DEFAULT_BATCH`
+ * (`src/stream.rs`), read from the addon on the first stream.
+ * @returns {number}
+ */
+function streamBatch() {
+  batchSize ??= binding().DEFAULT_BATCH;
+  return batchSize;
+}
 
 /** @implements {AntigravityAcpAdapterDeclared} `index.d.ts`'s declaration, checked here. */
 export class AntigravityAcpAdapter extends LlmAdapter {
@@ -111,9 +121,10 @@ export class AntigravityAcpAdapter extends LlmAdapter {
     // DSH's abort of the run (its loop cancels the turn's signal, the one it gave this
     // request) must still end that turn (C48): the listener stays, once, for that case.
     let parked = false;
+    const max = streamBatch();
     try {
       for (;;) {
-        const batch = settle(await handle.nextBatch(BATCH).catch((error) => Promise.reject(toLlmError(error))));
+        const batch = settle(await handle.nextBatch(max).catch((error) => Promise.reject(toLlmError(error))));
         if (batch.length === 0) return;
         for (const chunk of batch) {
           parked = chunk.type === 'finish' && chunk.reason?.kind === 'tool-calls';
@@ -133,9 +144,10 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @returns {Promise<void>}
    */
   dispose() {
-    return (this.#disposing ??= this.#native.dispose().then(
+    this.#disposing ??= this.#native.dispose().then(
       (json) => void settle(json),
       (error) => Promise.reject(toLlmError(error)),
-    ));
+    );
+    return this.#disposing;
   }
 }

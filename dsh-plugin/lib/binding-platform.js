@@ -98,7 +98,13 @@ export function choosePackage({ platform, arch, report }) {
   let tag = `${platform}-${arch}`;
   if (platform === 'linux') tag += libc === 'musl' ? '-musl' : '-gnu';
   if (platform === 'win32') tag += '-gnu';
-  const choice = { platform: described, tag, packageName: packageName(tag), file: addonFile(tag), supported: Object.hasOwn(TARGETS, tag) };
+  const choice = {
+    platform: described,
+    tag,
+    packageName: packageName(tag),
+    file: addonFile(tag),
+    supported: Object.hasOwn(TARGETS, tag),
+  };
   if (choice.supported) return choice;
   const reason =
     libc === 'musl'

@@ -72,6 +72,8 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  * hooks only in builds with `test-hooks` (a debug build).
  * @typedef {object} Addon
  * @property {new (configJson: string) => NativeProvider} Provider
+ * @property {number} DEFAULT_BATCH - the most chunks one `nextBatch` takes when JS names no
+ *   bound (`src/stream.rs`); the adapter asks for that many.
  * @property {(provider: NativeProvider, optionsJson: string) => Promise<string>} [benchDrain]
  * @property {() => void} [testPanic]
  * @property {() => Promise<string>} [testPanicAsync]

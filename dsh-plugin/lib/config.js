@@ -38,10 +38,12 @@ export const Config = Schema.object({
     Schema.object({
       command: Schema.string().required().description('The server executable (absolute, or looked up on PATH).'),
       args: Schema.array(Schema.string()).description('Its arguments.'),
-      env: Schema.dict(Schema.string()).description('Variables set for the server on top of the allowlisted environment.'),
+      env: Schema.dict(Schema.string()).description(
+        'Variables set for the server on top of the allowlisted environment.',
+      ),
     }),
   ).description('An explicit server command; absent: the pinned 1.3.0 build, installed by the adapter.'),
-  registry: Schema.string().description("Where the installer reads the registry document (an https:// URL)."),
+  registry: Schema.string().description('Where the installer reads the registry document (an https:// URL).'),
   cacheDir: Schema.string().description("The installer's cache folder (absolute)."),
   insecureLoopback: Schema.boolean().description('Allow http:// on loopback for the registry and archive.'),
   sha256: Schema.string().description('A SHA-256 the archive must have instead of the built-in pin.'),

@@ -44,7 +44,9 @@ export async function resolveImages(messages, store, signal) {
         const stored = await store.readImage(ref, signal);
         images[id] = {
           mediaType: stored.ref?.mediaType ?? ref.mediaType,
-          dataBase64: Buffer.from(stored.data.buffer, stored.data.byteOffset, stored.data.byteLength).toString('base64'),
+          dataBase64: Buffer.from(stored.data.buffer, stored.data.byteOffset, stored.data.byteLength).toString(
+            'base64',
+          ),
         };
       } catch {
         // Left out: the adapter names the attachment it could not have.

@@ -50,16 +50,26 @@ const env = { ...process.env };
 let subcommand = 'build';
 if (triple?.endsWith('-apple-darwin')) {
   if (spawnSync('cargo', ['zigbuild', '--version'], { stdio: 'ignore' }).status === 0) subcommand = 'zigbuild';
-  else console.error('cargo-zigbuild is not installed: plain cargo cannot compile C for darwin here (ci/cross.sh installs it)');
+  else
+    console.error(
+      'cargo-zigbuild is not installed: plain cargo cannot compile C for darwin here (ci/cross.sh installs it)',
+    );
 }
-if (triple === 'aarch64-unknown-linux-gnu') env.CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER ??= 'aarch64-linux-gnu-gcc';
+if (triple === 'aarch64-unknown-linux-gnu')
+  env.CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER ??= 'aarch64-linux-gnu-gcc';
 
 const args = [subcommand, '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
 if (triple !== undefined) args.push('--target', triple);
 if (release) args.push('--release');
 const features = [...(release ? [] : ['test-hooks']), ...(bench ? ['bench'] : [])];
 if (features.length > 0) args.push('--features', features.join(','));
-const output = execFileSync('cargo', args, { cwd: pkg, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+const output = execFileSync('cargo', args, {
+  cwd: pkg,
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  encoding: 'utf8',
+  maxBuffer: 1 << 28,
+});
 
 let library;
 for (const line of output.split('\n')) {

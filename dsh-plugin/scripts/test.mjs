@@ -42,7 +42,12 @@ for (const [label, node, dependency] of runs) {
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(`\n== node --test on ${version} (${label})`);
   const tap = join(scratch, `${summary.length}.tap`);
-  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`];
+  const reporters = [
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
+  ];
   const run = spawnSync(node, ['--test', ...reporters, ...files], { cwd: pkg, stdio: 'inherit' });
   if (run.status !== 0) failed = true;
   const verdict = readTap(existsSync(tap) ? readFileSync(tap, 'utf8') : '', expected);

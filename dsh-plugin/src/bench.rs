@@ -1,5 +1,6 @@
-//! `benchDrain`: bench-only, built only with the `bench` feature (`bench/binding.mjs` builds
-//! its own addon with it; the release addon the package ships has none). Runs one
+//! `benchDrain`: bench-only, built only with the `bench` feature
+//! (`bench/binding-overhead.mjs` builds its own addon with it; the release addon the package
+//! ships has none). Runs one
 //! generation and drains its stream inside Rust, so the bench can compare the rate DSH
 //! sees through the binding with the adapter's own rate on the same scripted stream, in
 //! the same run. Not part of the plugin's API; the plugin never calls it.

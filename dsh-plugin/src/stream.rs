@@ -17,7 +17,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::failure::{INVALID_REQUEST, Result, envelope, guard, thrown, to_json};
 
-/// The most chunks one `nextBatch` takes when JS names no bound.
+/// The most chunks one `nextBatch` takes when JS names no bound; exported to JS as
+/// `DEFAULT_BATCH`, the bound the glue (`lib/adapter.js`) asks for.
+#[napi]
 pub const DEFAULT_BATCH: u32 = 256;
 
 /// One generation's chunks, as JS pulls them (the JS class `ChunkStreamHandle`).

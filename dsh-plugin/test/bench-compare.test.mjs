@@ -31,8 +31,17 @@ const doc = (rows, schema = 'antigravity-acp-bench/1') => ({
 /** A row with value spread `[min, median, max]`, a goal (or null) and `met`. */
 function row(id, [min, median, max], { kind = 'ratio', goal = { op: '>=', value: 0.8 }, met } = {}) {
   const value = { kind, unit: kind === 'ratio' ? '' : 'ms', median, min, max, values: [min, median, max] };
-  const reached = goal === null ? null : met ?? null;
-  return { id, title: id, measures: id, figure: { what: 'f', unit: 'u', median, min, max }, floor: null, value, goal, met: reached };
+  const reached = goal === null ? null : (met ?? null);
+  return {
+    id,
+    title: id,
+    measures: id,
+    figure: { what: 'f', unit: 'u', median, min, max },
+    floor: null,
+    value,
+    goal,
+    met: reached,
+  };
 }
 
 let files = 0;
@@ -52,7 +61,8 @@ function compare(oldDoc, newDoc) {
 }
 
 /** The output line of row `id`. */
-const line = (stdout, id) => stdout.split('\n').find((l) => l.startsWith(`${id} `)) ?? assert.fail(`no line for ${id} in:\n${stdout}`);
+const line = (stdout, id) =>
+  stdout.split('\n').find((l) => l.startsWith(`${id} `)) ?? assert.fail(`no line for ${id} in:\n${stdout}`);
 
 const LOWER = { op: '<', value: 1 };
 
@@ -67,8 +77,14 @@ test('lower is better: a new spread wholly above the old one is WORSE, exit 1', 
 
 test('overlapping spreads are within noise, exit 0, even when the median moved the worse way', () => {
   const run = compare(
-    doc([row('first_chunk', [0.2, 0.3, 0.4], { kind: 'difference', goal: LOWER, met: true }), row('throughput', [0.8, 0.9, 1.0], { met: true })]),
-    doc([row('first_chunk', [0.35, 0.5, 0.6], { kind: 'difference', goal: LOWER, met: true }), row('throughput', [0.6, 0.82, 0.85], { met: true })]),
+    doc([
+      row('first_chunk', [0.2, 0.3, 0.4], { kind: 'difference', goal: LOWER, met: true }),
+      row('throughput', [0.8, 0.9, 1.0], { met: true }),
+    ]),
+    doc([
+      row('first_chunk', [0.35, 0.5, 0.6], { kind: 'difference', goal: LOWER, met: true }),
+      row('throughput', [0.6, 0.82, 0.85], { met: true }),
+    ]),
   );
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(line(run.stdout, 'first_chunk'), /within noise$/);
@@ -189,7 +205,14 @@ test("documents from the bench's own writer (bench/report.mjs) compare: itself w
       ],
     });
   const before = make([90_000, 95_000, 100_000], [100_000, 100_000, 100_000]);
-  assert.deepEqual(before.rows[0].value, { kind: 'ratio', unit: '', median: 0.95, min: 0.9, max: 1, values: [0.9, 0.95, 1] });
+  assert.deepEqual(before.rows[0].value, {
+    kind: 'ratio',
+    unit: '',
+    median: 0.95,
+    min: 0.9,
+    max: 1,
+    values: [0.9, 0.95, 1],
+  });
   assert.equal(before.rows[0].met, true);
   const same = compare(before, before);
   assert.equal(same.status, 0, same.stdout + same.stderr);

@@ -32,13 +32,21 @@ test('the bundle patch mounts the plugin and makes antigravity-acp/server-defaul
   assert.equal(manifest.dsh.bundle.patch, './cordis.patch.yml', 'the package declares its bundle patch');
   const vendored = readFileSync(DSH_BASE, 'utf8');
   const body = vendored.slice(vendored.indexOf(HEADER_END) + HEADER_END.length);
-  assert.equal(createHash('sha256').update(body).digest('hex'), DSH_BASE_SHA256, "the fixture is dsh-base's file, unchanged");
+  assert.equal(
+    createHash('sha256').update(body).digest('hex'),
+    DSH_BASE_SHA256,
+    "the fixture is dsh-base's file, unchanged",
+  );
   const warnings = [];
   const base = loadOverlayPatches('@deepseek-ai/dsh-base', DSH_BASE);
   const patches = loadOverlayPatches('antigravity-acp-dsh', join(root, manifest.dsh.bundle.patch));
   const entries = composeEntries([base, patches], (warning) => warnings.push(warning));
   assert.deepEqual(warnings, [], 'every row the patch targets exists');
-  assert.deepEqual(entries.find((e) => e.id === 'llm'), { id: 'llm', name: '@deepseek-ai/dsh-llm' }, "dsh-base's llm row is there");
+  assert.deepEqual(
+    entries.find((e) => e.id === 'llm'),
+    { id: 'llm', name: '@deepseek-ai/dsh-llm' },
+    "dsh-base's llm row is there",
+  );
 
   const model = entries.find((e) => e.id === 'agent-default-model');
   assert.deepEqual(model, {

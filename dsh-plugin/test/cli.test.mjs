@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fakeServer } from './helpers/fake.mjs';
-import { eventually, within } from './helpers/wait.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { eventually, within } from '../support/wait.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'antigravity-acp-dsh.js');
@@ -79,8 +79,19 @@ test('doctor against a signed-in server: every check, the sign-in ok after one s
   assert.equal(code, Number(last.match(/\(exit (\d)\)/)[1]), 'the exit code is the one the report names');
   // An addon named by ANTIGRAVITY_ACP_DSH_ADDON (the Windows leg's) is reported, and warns.
   const platform = process.env.ANTIGRAVITY_ACP_DSH_ADDON ? 'warn' : 'ok';
-  for (const [label, status] of [['platform', platform], ['node', 'ok'], ['dsh', 'ok'], ['install', 'skip'], ['sign-in', 'ok'], ['bridge', 'ok'], ['leftovers', 'ok']]) {
-    assert.ok(lines.some((line) => line.startsWith(status.padEnd(4)) && line.slice(6).startsWith(label)), `${status} ${label}:\n${stdout}`);
+  for (const [label, status] of [
+    ['platform', platform],
+    ['node', 'ok'],
+    ['dsh', 'ok'],
+    ['install', 'skip'],
+    ['sign-in', 'ok'],
+    ['bridge', 'ok'],
+    ['leftovers', 'ok'],
+  ]) {
+    assert.ok(
+      lines.some((line) => line.startsWith(status.padEnd(4)) && line.slice(6).startsWith(label)),
+      `${status} ${label}:\n${stdout}`,
+    );
   }
   assert.deepEqual(fake.methods(), ['initialize', 'session/new'], 'doctor opened one session and prompted nothing');
   await nothingLeft(fake);
@@ -92,7 +103,10 @@ test('doctor --json: the checks, their counts and the exit code, in the document
   const report = JSON.parse(stdout);
   assert.deepEqual(Object.keys(report).sort(), ['checks', 'command', 'counts', 'exitCode']);
   assert.equal(report.command, 'doctor');
-  assert.deepEqual(report.checks.map((c) => c.id), CHECK_IDS);
+  assert.deepEqual(
+    report.checks.map((c) => c.id),
+    CHECK_IDS,
+  );
   for (const check of report.checks) {
     assert.deepEqual(Object.keys(check).sort(), ['brief', 'detail', 'fix', 'id', 'status']);
     assert.ok(STATUSES.has(check.status), check.status);
@@ -147,7 +161,10 @@ test('doctor never downloads: a missing install fails with the fix `doctor --ins
 });
 
 test('doctor on a server that needs a sign-in: sign-in needed with the methods, never an authenticate', async (t) => {
-  const { fake, config } = fakeFor(t, { auth: 'required', initialize: { auth_methods: ['oauth-personal', 'gemini-api-key'] } });
+  const { fake, config } = fakeFor(t, {
+    auth: 'required',
+    initialize: { auth_methods: ['oauth-personal', 'gemini-api-key'] },
+  });
   const { code, stdout } = await cli(['doctor', '--json', ...config]);
   const signIn = JSON.parse(stdout).checks.find((c) => c.id === 'signIn');
   assert.equal(signIn.status, 'fail');
@@ -182,7 +199,10 @@ test('status prints one line (install, sign-in, confinement) and exits as doctor
   const signedIn = fakeFor(t);
   const ok = await cli(['status', ...signedIn.config]);
   assert.equal(ok.stdout.split('\n').length, 2, 'one line');
-  assert.match(ok.stdout, /^install: skip \(explicit server command\); sign-in: ok \(signed in\); confinement: (ok|warn) \(.+\)\n$/);
+  assert.match(
+    ok.stdout,
+    /^install: skip \(explicit server command\); sign-in: ok \(signed in\); confinement: (ok|warn) \(.+\)\n$/,
+  );
   assert.equal(ok.code, ok.stdout.includes('confinement: warn') ? 2 : 0);
   const signedOut = fakeFor(t, { auth: 'required' });
   const needed = await cli(['status', ...signedOut.config]);
@@ -196,13 +216,19 @@ test("models prints discovery's list, server-default first, and --json the same 
   const { code, stdout } = await cli(['models', ...config]);
   assert.equal(code, 0);
   assert.deepEqual(
-    stdout.trimEnd().split('\n').map((line) => line.split(/\s+/)[0]),
+    stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]),
     ['server-default', 'gemini-a', 'gemini-b'],
   );
   const json = await cli(['models', '--json', ...config]);
   const report = JSON.parse(json.stdout);
   assert.equal(report.exitCode, 0);
-  assert.deepEqual(report.models.map((m) => m.id), ['server-default', 'gemini-a', 'gemini-b']);
+  assert.deepEqual(
+    report.models.map((m) => m.id),
+    ['server-default', 'gemini-a', 'gemini-b'],
+  );
   assert.equal(report.error, null);
   await nothingLeft(fake);
 });
@@ -229,11 +255,18 @@ test('logout to a server that does not advertise it sends nothing, says so, and 
   await nothingLeft(fake);
 });
 
-test('login: the sign-in URL on stderr only, the ssh -L forward in an SSH session without a display; the browser completes it', { skip: process.platform === 'win32' && "under Wine the test's fetch cannot reach the Windows fake's loopback redirect" }, async (t) => {
+test('login: the sign-in URL on stderr only, the ssh -L forward in an SSH session without a display; the browser completes it', {
+  skip: process.platform === 'win32' && "under Wine the test's fetch cannot reach the Windows fake's loopback redirect",
+}, async (t) => {
   const { fake, config } = fakeFor(t, { auth: 'required', sign_in: { flow: 'browser', wait_ms: 20000 } });
-  const run = start(['login', '--json', ...config], { env: userEnv({ SSH_CONNECTION: '10.1.1.1 50000 10.2.2.2 2222', USER: 'ana' }) });
+  const run = start(['login', '--json', ...config], {
+    env: userEnv({ SSH_CONNECTION: '10.1.1.1 50000 10.2.2.2 2222', USER: 'ana' }),
+  });
   t.after(() => run.child.kill());
-  const url = await eventually(() => run.stderr.match(/https:\/\/accounts\.google\.com\/\S+/)?.[0], 'the sign-in URL on stderr');
+  const url = await eventually(
+    () => run.stderr.match(/https:\/\/accounts\.google\.com\/\S+/)?.[0],
+    'the sign-in URL on stderr',
+  );
   const port = Number(decodeURIComponent(new URL(url).searchParams.get('redirect_uri')).match(/127\.0\.0\.1:(\d+)/)[1]);
   await eventually(() => run.stderr.includes('Waiting up to'), 'the whole notice');
   assert.ok(run.stderr.includes(`ssh -p 2222 -L ${port}:127.0.0.1:${port} ana@10.2.2.2`), run.stderr);
@@ -244,15 +277,28 @@ test('login: the sign-in URL on stderr only, the ssh -L forward in an SSH sessio
   const code = await within(run.exit, 'the login');
   const report = JSON.parse(run.stdout);
   assert.equal(code, 0);
-  assert.deepEqual(report, { command: 'login', method: 'oauth-personal', signedIn: true, urlShown: true, error: null, exitCode: 0 });
+  assert.deepEqual(report, {
+    command: 'login',
+    method: 'oauth-personal',
+    signedIn: true,
+    urlShown: true,
+    error: null,
+    exitCode: 0,
+  });
   assert.ok(!run.stdout.includes(state), 'the URL is not in the report');
   const authenticate = fake.frames('in').find((f) => f.method === 'authenticate');
   assert.equal(authenticate.params.methodId, 'oauth-personal');
-  assert.deepEqual(fake.methods(), ['initialize', 'authenticate', 'session/new'], 'the sign-in is confirmed by a session');
+  assert.deepEqual(
+    fake.methods(),
+    ['initialize', 'authenticate', 'session/new'],
+    'the sign-in is confirmed by a session',
+  );
   await nothingLeft(fake);
 });
 
-test('login interrupted (Ctrl-C) abandons the sign-in: exit 130, its server disposed of, nothing left', { skip: process.platform === 'win32' && 'Windows has no SIGINT to send a child' }, async (t) => {
+test('login interrupted (Ctrl-C) abandons the sign-in: exit 130, its server disposed of, nothing left', {
+  skip: process.platform === 'win32' && 'Windows has no SIGINT to send a child',
+}, async (t) => {
   const { fake, config } = fakeFor(t, { auth: 'required', sign_in: { flow: 'browser', wait_ms: 20000 } });
   const run = start(['login', ...config]);
   t.after(() => run.child.kill());
@@ -281,7 +327,8 @@ test('login with a method the server does not advertise fails before any authent
 test('a refused command line or config exits 64 and starts nothing; --help documents the exit codes', async (t) => {
   const help = await cli(['--help']);
   assert.equal(help.code, 0);
-  for (const word of ['doctor', 'status', 'login', 'logout', 'models', 'Exit codes', '64']) assert.ok(help.stdout.includes(word), word);
+  for (const word of ['doctor', 'status', 'login', 'logout', 'models', 'Exit codes', '64'])
+    assert.ok(help.stdout.includes(word), word);
   assert.equal((await cli(['frobnicate'])).code, 64);
   assert.equal((await cli(['status', '--quick'])).code, 64, 'a flag of another command');
   const fake = fakeServer({});
@@ -290,6 +337,14 @@ test('a refused command line or config exits 64 and starts nothing; --help docum
   assert.equal(refused.code, 64);
   assert.match(refused.stderr, /timeoutMS.*ACP_INVALID_CONFIG/);
   assert.deepEqual(fake.journal(), [], 'no server started');
-  const row = await cli(['status', '--config', JSON.stringify({ id: 'llm-antigravity-acp', name: 'antigravity-acp-dsh', config: { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow } })]);
+  const row = await cli([
+    'status',
+    '--config',
+    JSON.stringify({
+      id: 'llm-antigravity-acp',
+      name: 'antigravity-acp-dsh',
+      config: { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow },
+    }),
+  ]);
   assert.match(row.stdout, /sign-in: ok/, 'a whole config row is read as its config');
 });

@@ -2,10 +2,10 @@
 // and a session-title request while a tool turn is parked waiting for DSH's results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
-import { assistant, request, toolResult, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from '../support/journal.mjs';
+import { assistant, request, toolResult, user } from '../support/requests.mjs';
 
 const turns = ['alpha', 'beta', 'gamma'].map((word) => ({
   match: { prompt_contains: `tell me ${word}` },
@@ -17,7 +17,9 @@ const echoTurn = (word) =>
 test('concurrent conversations each get their own answer', async (t) => {
   const { fake, host } = await fakeHost(t, { turns: [...turns, echoTurn('one'), echoTurn('two')] });
   try {
-    const texts = ['alpha', 'beta', 'gamma'].map((word) => drain(host.llm.stream(request([user(`Please tell me ${word}`)]))));
+    const texts = ['alpha', 'beta', 'gamma'].map((word) =>
+      drain(host.llm.stream(request([user(`Please tell me ${word}`)]))),
+    );
     const tools = ['one', 'two'].map(async (word) => {
       const asked = user(`Please echo ${word}`);
       const first = await drain(host.llm.stream(request([asked], { tools: [ECHO] })));
@@ -59,7 +61,9 @@ test('a session-title request is answered while a tool turn is parked, and the t
     assert.equal(title.text, 'Echo test');
     const [call] = first.toolCalls;
     const second = await drain(
-      host.llm.stream(request([asked, assistant(first.blocks), toolResult('0.2', call.id, 'slowly')], { tools: [ECHO] })),
+      host.llm.stream(
+        request([asked, assistant(first.blocks), toolResult('0.2', call.id, 'slowly')], { tools: [ECHO] }),
+      ),
     );
     assert.deepEqual(second.finish, { kind: 'stop' });
     assert.equal(second.text, 'slowly echoed back');

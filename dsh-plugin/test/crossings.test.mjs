@@ -10,24 +10,28 @@ import { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
 import { configJson } from '../lib/config.js';
 import { settle } from '../lib/failure.js';
-import { fakeServer } from './helpers/fake.mjs';
-import { request, user } from './helpers/requests.mjs';
-import { eventually } from './helpers/wait.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { request, user } from '../support/requests.mjs';
+import { eventually } from '../support/wait.mjs';
 
 test('a stream ends at its finish: no nextBatch call after the batch that carried it', async (t) => {
   const fake = fakeServer({ turns: [{ steps: [{ text: 'Hello there.' }] }] });
   t.after(() => fake.remove());
   const batches = [];
-  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }), undefined, {
-    onStream: (handle) => {
-      const next = handle.nextBatch.bind(handle);
-      handle.nextBatch = async (max) => {
-        const json = await next(max);
-        batches.push(settle(json).map((chunk) => chunk.type));
-        return json;
-      };
+  const adapter = new AntigravityAcpAdapter(
+    configJson({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }),
+    undefined,
+    {
+      onStream: (handle) => {
+        const next = handle.nextBatch.bind(handle);
+        handle.nextBatch = async (max) => {
+          const json = await next(max);
+          batches.push(settle(json).map((chunk) => chunk.type));
+          return json;
+        };
+      },
     },
-  });
+  );
   const ctx = new Context();
   ctx.plugin(LlmRuntime);
   await eventually(() => ctx.get('llm') !== undefined, 'the llm service');
@@ -39,8 +43,15 @@ test('a stream ends at its finish: no nextBatch call after the batch that carrie
       for await (const chunk of ctx.llm.stream(request([user(`Say hello ${turn}`)]))) types.push(chunk.type);
       assert.equal(types.at(-1), 'finish');
       assert.ok(batches.length > 0, 'the stream crossed in batches');
-      assert.deepEqual(batches.at(-1).at(-1), 'finish', `the last crossing carried the finish: ${JSON.stringify(batches)}`);
-      assert.ok(batches.every((batch) => batch.length > 0), `no crossing came back empty: ${JSON.stringify(batches)}`);
+      assert.deepEqual(
+        batches.at(-1).at(-1),
+        'finish',
+        `the last crossing carried the finish: ${JSON.stringify(batches)}`,
+      );
+      assert.ok(
+        batches.every((batch) => batch.length > 0),
+        `no crossing came back empty: ${JSON.stringify(batches)}`,
+      );
     }
   } finally {
     await adapter.dispose();
@@ -50,7 +61,9 @@ test('a stream ends at its finish: no nextBatch call after the batch that carrie
 test('resolveModelNow answers at once, as resolveModel does', async (t) => {
   const fake = fakeServer({ turns: [{ steps: [{ text: 'Hi.' }] }] });
   t.after(() => fake.remove());
-  const native = new (loadBinding().Provider)(configJson({ provider: 'antigravity-acp', server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }));
+  const native = new (loadBinding().Provider)(
+    configJson({ provider: 'antigravity-acp', server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }),
+  );
   try {
     const now = native.resolveModelNow('antigravity-acp', 'server-default');
     assert.equal(typeof now, 'string', 'answered without waiting');

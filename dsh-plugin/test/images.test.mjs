@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request } from '../support/requests.mjs';
 
 // A 1x1 PNG.
 const PNG = Buffer.from(
@@ -16,7 +16,10 @@ const PNG = Buffer.from(
 const ref = { attachmentId: 'sha256-test-image', mediaType: 'image/png', bytes: PNG.length, width: 1, height: 1 };
 const withImage = () =>
   createUserMessage({
-    content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image', attachment: ref }],
+    content: [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', attachment: ref },
+    ],
     source: { kind: 'user' },
   });
 const script = { turns: [{ match: { prompt_contains: 'this picture' }, steps: [{ text: 'One pixel.' }] }] };
@@ -54,7 +57,9 @@ test('without an attachment service an image request fails ACP_ATTACHMENT_UNAVAI
 test('a request aborted while its images are read ends aborted (ABORTED), not as a missing attachment', async (t) => {
   const controller = new AbortController();
   // An attachment store whose read aborts the request (the user pressed stop meanwhile).
-  const attachments = new Map([[ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }]]);
+  const attachments = new Map([
+    [ref.attachmentId, { mediaType: 'image/png', data: new Uint8Array(PNG), onRead: () => controller.abort() }],
+  ]);
   const { fake, host } = await fakeHost(t, script, { attachments });
   try {
     const out = await drain(host.llm.stream(request([withImage()], { signal: controller.signal })));

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { LlmError } from '@deepseek-ai/dsh-llm';
 import { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { MODEL, PROVIDER } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { MODEL, PROVIDER } from '../support/requests.mjs';
 
 const binding = loadBinding();
 
@@ -23,7 +23,10 @@ test('a message whose content is a string finishes ACP_INVALID_REQUEST without q
     const out = await drain(host.llm.stream({ provider: PROVIDER, model: MODEL, messages: [stringContent] }));
     assert.equal(out.finish.kind, 'error');
     assert.equal(out.finish.failure.code, 'ACP_INVALID_REQUEST');
-    assert.match(out.finish.failure.message, /^the request does not have DSH's shape: a value of the wrong type or shape at line 1 column \d+$/);
+    assert.match(
+      out.finish.failure.message,
+      /^the request does not have DSH's shape: a value of the wrong type or shape at line 1 column \d+$/,
+    );
     assert.ok(!JSON.stringify(out.chunks).includes('secret'), 'the prompt text is nowhere in the stream');
     assert.deepEqual(fake.journal(), [], 'no server process was started');
   } finally {
@@ -44,7 +47,12 @@ test('the raw binding throws ACP_INVALID_REQUEST without the refused values, for
   };
   for (const error of [
     refused(() => provider.stream(request, null)),
-    refused(() => provider.stream(JSON.stringify({ provider: PROVIDER, model: MODEL, messages: [] }), JSON.stringify({ 'sha256-x': SECRET }))),
+    refused(() =>
+      provider.stream(
+        JSON.stringify({ provider: PROVIDER, model: MODEL, messages: [] }),
+        JSON.stringify({ 'sha256-x': SECRET }),
+      ),
+    ),
     refused(() => provider.stream(`{"provider": "${SECRET}`, null)),
   ]) {
     assert.equal(error.code, 'ACP_INVALID_REQUEST');
@@ -57,7 +65,8 @@ test("the adapter's stream rejects with LlmError ACP_INVALID_REQUEST without the
   try {
     await assert.rejects(
       async () => {
-        for await (const chunk of adapter.stream({ provider: PROVIDER, model: MODEL, messages: [stringContent] })) assert.fail(`a chunk: ${JSON.stringify(chunk)}`);
+        for await (const chunk of adapter.stream({ provider: PROVIDER, model: MODEL, messages: [stringContent] }))
+          assert.fail(`a chunk: ${JSON.stringify(chunk)}`);
       },
       (error) => error instanceof LlmError && error.code === 'ACP_INVALID_REQUEST' && !error.message.includes('secret'),
     );

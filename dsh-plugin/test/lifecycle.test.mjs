@@ -8,16 +8,19 @@ import { LlmError, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import plugin, { AntigravityAcpAdapter } from '../index.js';
 import { binding as loadBinding } from '../lib/binding.js';
 import { settle } from '../lib/failure.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
-import { fakeHost } from './helpers/host.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeServer } from '../support/fake.mjs';
+import { fakeHost } from '../support/host.mjs';
 import { configJson } from '../lib/config.js';
-import { request, user } from './helpers/requests.mjs';
-import { eventually, within } from './helpers/wait.mjs';
+import { request, user } from '../support/requests.mjs';
+import { eventually, within } from '../support/wait.mjs';
 
 const binding = loadBinding();
 
-const LONG = { match: { prompt_contains: 'long essay' }, steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }] };
+const LONG = {
+  match: { prompt_contains: 'long essay' },
+  steps: [{ text: 'Essay, part one.' }, { wait_for_cancel: { timeout_ms: 10000 } }],
+};
 
 test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/cancel, and the turn keeps no process', async (t) => {
   // The default pool (maxIdleProcesses unset): a cancelled turn's process that went back
@@ -41,7 +44,13 @@ test('aborting DSH signal mid-stream ends it aborted (ABORTED), sends session/ca
       () => fake.pids().length === 0 && fake.scratchLeft().length === 0,
       'no fake process and no scratch directory after the abort, with the plugin still mounted',
     );
-    assert.ok(fake.journal().flat().some((e) => e.kind === 'exited' && e.reason === 'stdin closed'), 'the connection was closed, not only the process killed');
+    assert.ok(
+      fake
+        .journal()
+        .flat()
+        .some((e) => e.kind === 'exited' && e.reason === 'stdin closed'),
+      'the connection was closed, not only the process killed',
+    );
   } finally {
     await host.stop();
   }
@@ -53,9 +62,13 @@ test('returning early from the stream (break) closes the Rust stream, the server
   // The adapter registered by hand (default pool), so the test holds every native handle: only close()
   // (not the garbage collector finalizing a dropped handle) can end the Rust stream.
   const handles = [];
-  const adapter = new AntigravityAcpAdapter(configJson({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }), undefined, {
-    onStream: (handle) => handles.push(handle),
-  });
+  const adapter = new AntigravityAcpAdapter(
+    configJson({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow }),
+    undefined,
+    {
+      onStream: (handle) => handles.push(handle),
+    },
+  );
   const ctx = new Context();
   ctx.plugin(LlmRuntime);
   await eventually(() => ctx.get('llm') !== undefined, 'the llm service');
@@ -151,19 +164,28 @@ test('a refused config throws LlmError ACP_INVALID_CONFIG naming the field, and 
 const PANICKED = 'the adapter panicked (an internal fault; the host goes on)';
 const noHooks = binding.testPanic === undefined && 'a release addon has no test hooks';
 
-test('a Rust panic is a thrown error with code ACP_INTERNAL and a fixed message, and the host goes on', { skip: noHooks }, () => {
-  assert.throws(() => binding.testPanic(), (error) => error.code === 'ACP_INTERNAL' && error.message === PANICKED);
+test('a Rust panic is a thrown error with code ACP_INTERNAL and a fixed message, and the host goes on', {
+  skip: noHooks,
+}, () => {
+  assert.throws(
+    () => binding.testPanic(),
+    (error) => error.code === 'ACP_INTERNAL' && error.message === PANICKED,
+  );
   const adapter = new AntigravityAcpAdapter('{}');
   assert.equal(adapter.providerInfo('antigravity-acp').id, 'antigravity-acp');
 });
 
-test('a panic inside an async method reaches JS as LlmError ACP_INTERNAL through the envelope, and the host goes on', { skip: noHooks }, async (t) => {
+test('a panic inside an async method reaches JS as LlmError ACP_INTERNAL through the envelope, and the host goes on', {
+  skip: noHooks,
+}, async (t) => {
   const json = await within(binding.testPanicAsync(), 'the async method that panicked');
   assert.throws(
     () => settle(json),
     (error) => error instanceof LlmError && error.code === 'ACP_INTERNAL' && error.message === PANICKED,
   );
-  const { host } = await fakeHost(t, { turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Still here.' }] }] });
+  const { host } = await fakeHost(t, {
+    turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Still here.' }] }],
+  });
   try {
     const out = await drain(host.llm.stream(request([user('Please say hello')])));
     assert.deepEqual(out.finish, { kind: 'stop' });
@@ -173,7 +195,9 @@ test('a panic inside an async method reaches JS as LlmError ACP_INTERNAL through
   }
 });
 
-test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', { skip: noHooks }, async () => {
+test('a stream whose producer died without a finish (a panicked turn task) ends with an ACP_INTERNAL error finish', {
+  skip: noHooks,
+}, async () => {
   const handle = binding.testUnfinishedStream();
   const batches = [];
   for (;;) {
@@ -183,6 +207,17 @@ test('a stream whose producer died without a finish (a panicked turn task) ends 
   }
   assert.deepEqual(batches, [
     [{ type: 'text-delta', index: 0, text: 'partial' }],
-    [{ type: 'finish', reason: { kind: 'error', failure: { code: 'ACP_INTERNAL', message: 'the adapter ended this stream without a finish (an internal fault)' } } }],
+    [
+      {
+        type: 'finish',
+        reason: {
+          kind: 'error',
+          failure: {
+            code: 'ACP_INTERNAL',
+            message: 'the adapter ended this stream without a finish (an internal fault)',
+          },
+        },
+      },
+    ],
   ]);
 });

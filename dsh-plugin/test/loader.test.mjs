@@ -10,7 +10,15 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LlmError } from '@deepseek-ai/dsh-llm';
-import { PLATFORMS, TARGETS, addonFile, choosePackage, detectLibc, packageName, tagOfTriple } from '../lib/binding-platform.js';
+import {
+  PLATFORMS,
+  TARGETS,
+  addonFile,
+  choosePackage,
+  detectLibc,
+  packageName,
+  tagOfTriple,
+} from '../lib/binding-platform.js';
 import { PLATFORM_UNSUPPORTED, loadAddon } from '../lib/binding.js';
 
 const VERSION = '0.1.0';
@@ -79,7 +87,10 @@ const MAPPINGS = [
 ];
 
 test('the five targets, named as napi-rs names them', () => {
-  assert.deepEqual(PLATFORMS, MAPPINGS.map(([, tag]) => tag));
+  assert.deepEqual(
+    PLATFORMS,
+    MAPPINGS.map(([, tag]) => tag),
+  );
   for (const [, tag, triple] of MAPPINGS) {
     assert.equal(TARGETS[tag].triple, triple);
     assert.equal(tagOfTriple(triple), tag);
@@ -100,7 +111,11 @@ for (const [host, tag] of MAPPINGS) {
     assert.equal(loaded.source, 'package');
     assert.deepEqual(loaded.addon, { loaded: packageName(tag) });
     assert.equal(loaded.path, `/host/node_modules/${packageName(tag)}/index.node`);
-    assert.deepEqual(played.loads, [`${packageName(tag)}/package.json`, packageName(tag)], 'the version is read before the addon loads');
+    assert.deepEqual(
+      played.loads,
+      [`${packageName(tag)}/package.json`, packageName(tag)],
+      'the version is read before the addon loads',
+    );
   });
 }
 
@@ -116,12 +131,19 @@ test('win32 x64 maps to the GNU package, and reads no libc', () => {
 test('an unsupported platform throws ACP_PLATFORM_UNSUPPORTED naming the platform and the package, and loads nothing', () => {
   const cases = [
     [{ platform: 'freebsd', arch: 'x64' }, 'freebsd-x64', 'antigravity-acp-dsh-freebsd-x64'],
-    [{ platform: 'linux', arch: 'ia32', report: report('glibc') }, 'linux-ia32-glibc', 'antigravity-acp-dsh-linux-ia32-gnu'],
+    [
+      { platform: 'linux', arch: 'ia32', report: report('glibc') },
+      'linux-ia32-glibc',
+      'antigravity-acp-dsh-linux-ia32-gnu',
+    ],
     [{ platform: 'win32', arch: 'arm64' }, 'win32-arm64', 'antigravity-acp-dsh-win32-arm64-gnu'],
   ];
   for (const [host, platform, pkg] of cases) {
     // Even a package of that name, or a local build, is not loaded for a platform with no build.
-    const played = load(host, { packages: { [pkg]: VERSION }, files: [join(LOCAL_DIR, addonFile(pkg.slice('antigravity-acp-dsh-'.length)))] });
+    const played = load(host, {
+      packages: { [pkg]: VERSION },
+      files: [join(LOCAL_DIR, addonFile(pkg.slice('antigravity-acp-dsh-'.length)))],
+    });
     refused(played.run, `no addon for ${platform}`, `the package ${pkg}`, 'linux-x64-gnu');
     assert.deepEqual(played.loads, [], `nothing loaded on ${platform}`);
   }
@@ -141,7 +163,12 @@ test('musl is refused with its own message; the report is made with excludeNetwo
   keeps.excludeNetwork = true;
   assert.equal(detectLibc(keeps), 'glibc');
   assert.equal(keeps.excludeNetwork, true, 'a value set before is kept');
-  const throwing = { excludeNetwork: undefined, getReport: () => { throw new Error('no report'); } };
+  const throwing = {
+    excludeNetwork: undefined,
+    getReport: () => {
+      throw new Error('no report');
+    },
+  };
   assert.throws(() => detectLibc(throwing), /no report/);
   assert.equal(throwing.excludeNetwork, undefined, 'restored when the report throws');
   assert.equal(detectLibc(undefined), 'glibc', 'no report API: nothing says musl');
@@ -149,10 +176,13 @@ test('musl is refused with its own message; the report is made with excludeNetwo
 
 test('a platform package of another version is refused before its addon loads', () => {
   const pkg = 'antigravity-acp-dsh-linux-x64-gnu';
-  const played = load({ platform: 'linux', arch: 'x64', report: report('glibc') }, {
-    packages: { [pkg]: '0.0.9' },
-    files: [join(LOCAL_DIR, 'antigravity-acp-dsh.linux-x64-gnu.node')],
-  });
+  const played = load(
+    { platform: 'linux', arch: 'x64', report: report('glibc') },
+    {
+      packages: { [pkg]: '0.0.9' },
+      files: [join(LOCAL_DIR, 'antigravity-acp-dsh.linux-x64-gnu.node')],
+    },
+  );
   refused(played.run, `antigravity-acp-dsh ${VERSION}`, `${pkg} at version 0.0.9`, 'linux-x64-glibc', 'same version');
   assert.deepEqual(played.loads, [`${pkg}/package.json`], 'the mismatched addon is never loaded, nor the local build');
 });
@@ -168,11 +198,18 @@ test('the order: the override, then the platform package, then the local build; 
   const onlyLocal = load(host, { files: [local] }).run();
   assert.deepEqual([onlyLocal.source, onlyLocal.path], ['local', local]);
 
-  const override = load(host, { packages: { [pkg]: VERSION }, files: [local, '/ci/debug.node'], override: '/ci/debug.node' }).run();
+  const override = load(host, {
+    packages: { [pkg]: VERSION },
+    files: [local, '/ci/debug.node'],
+    override: '/ci/debug.node',
+  }).run();
   assert.deepEqual([override.source, override.path], ['override', '/ci/debug.node']);
 
   // An override is loaded on any platform, even one without a package.
-  assert.equal(load({ platform: 'freebsd', arch: 'x64' }, { files: ['/ci/debug.node'], override: '/ci/debug.node' }).run().source, 'override');
+  assert.equal(
+    load({ platform: 'freebsd', arch: 'x64' }, { files: ['/ci/debug.node'], override: '/ci/debug.node' }).run().source,
+    'override',
+  );
 
   refused(load(host).run, 'darwin-arm64', `the package ${pkg} is not installed`, `no local build at ${local}`);
 });

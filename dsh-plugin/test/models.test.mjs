@@ -2,14 +2,16 @@
 // route (C51: only EMPTY_RESPONSE, which by construction streamed nothing and ran no tool).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
 
 test('listModels runs discovery; resolveModel then answers from the catalogue and the reported window', async (t) => {
   const { fake, host } = await fakeHost(t, {
     default_model: 'gemini-3.8-flash-low',
-    turns: [{ match: { prompt_contains: 'how big' }, steps: [{ usage: { used: 1200, size: 200000 } }, { text: 'Big.' }] }],
+    turns: [
+      { match: { prompt_contains: 'how big' }, steps: [{ usage: { used: 1200, size: 200000 } }, { text: 'Big.' }] },
+    ],
   });
   try {
     const models = await host.llm.listModels('antigravity-acp');
@@ -34,7 +36,7 @@ test('listModels runs discovery; resolveModel then answers from the catalogue an
 });
 
 test('DSH resolves the route retry policy to EMPTY_RESPONSE only, at most twice', async (t) => {
-  const { fake, host } = await fakeHost(t, {});
+  const { host } = await fakeHost(t, {});
   try {
     const policy = host.llm.providerRetryPolicy('antigravity-acp');
     assert.equal(policy.mode, 'normal');

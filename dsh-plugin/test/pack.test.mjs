@@ -33,8 +33,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
-import { drain } from './helpers/checker.mjs';
-import { fakeServer } from './helpers/fake.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeServer } from '../support/fake.mjs';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,15 +47,22 @@ const skip = !existsSync(addon) && `no addon in npm/${TAG} (npm run build:debug)
 const PNPM = join(root, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
 const TSC = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const HOST_PACKAGES = [
-  '@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-brand', '@deepseek-ai/dsh-attachment',
-  '@deepseek-ai/dsh-invariants', '@deepseek-ai/dsh-timeout',
+  '@deepseek-ai/cordis',
+  '@deepseek-ai/dsh-llm',
+  '@deepseek-ai/dsh-brand',
+  '@deepseek-ai/dsh-attachment',
+  '@deepseek-ai/dsh-invariants',
+  '@deepseek-ai/dsh-timeout',
   // DSH's boot glue and the Loader it drives.
-  '@deepseek-ai/dsh-app-boot', '@deepseek-ai/cordis-plugin-loader', '@deepseek-ai/cordis-plugin-group',
-  '@deepseek-ai/dsh-home-paths', '@deepseek-ai/dsh-launch-environment',
+  '@deepseek-ai/dsh-app-boot',
+  '@deepseek-ai/cordis-plugin-loader',
+  '@deepseek-ai/cordis-plugin-group',
+  '@deepseek-ai/dsh-home-paths',
+  '@deepseek-ai/dsh-launch-environment',
 ];
 const PINNED = HOST_PACKAGES.map((name) => `${name}@${manifest.devDependencies[name]}`);
 // The children find the fake's processes as the tests do (this helper uses node builtins only).
-const FAKE_HELPER = pathToFileURL(join(root, 'test', 'helpers', 'fake.mjs')).href;
+const FAKE_HELPER = pathToFileURL(join(root, 'support', 'fake.mjs')).href;
 
 // What both children do once their turn streamed: dispose the plugin's scope, then, before
 // exiting, assert that no fake process and no scratch directory of it is left.
@@ -146,7 +153,11 @@ export { route, defaulted, args, disposed, where, badMode, badTimeout };
  * @returns {string[]}
  */
 function bareImports(source) {
-  const found = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)]
+  const found = [
+    ...source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    ),
+  ]
     .map((m) => m[1] ?? m[2] ?? m[3])
     .filter((spec) => !spec.startsWith('.') && !spec.startsWith('/') && !spec.startsWith('node:'));
   return found.map((spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]));
@@ -160,7 +171,10 @@ let packing;
 function packed() {
   /** @param {string} dir - a package folder. */
   const pack = async (dir) => {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: dir, maxBuffer: 1 << 24 });
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
+      cwd: dir,
+      maxBuffer: 1 << 24,
+    });
     return join(packDir, JSON.parse(stdout)[0].filename);
   };
   packing ??= (async () => ({ main: await pack(root), platform: await pack(platformDir) }))();
@@ -175,7 +189,9 @@ function packed() {
  */
 function freshHost(t, prefix) {
   const host = mkdtempSync(join(tmpdir(), prefix));
-  const fake = fakeServer({ turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Hello from the packed plugin.' }] }] });
+  const fake = fakeServer({
+    turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Hello from the packed plugin.' }] }],
+  });
   t.after(() => {
     rmSync(host, { recursive: true, force: true });
     fake.remove();
@@ -197,9 +213,11 @@ async function runBin(host, fake, launcher, baseEnv = process.env) {
   const config = JSON.stringify({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow });
   const env = { ...baseEnv, PATH: `${dirname(process.execPath)}${delimiter}${baseEnv.PATH ?? ''}` };
   const [command, ...before] = launcher;
-  const doctor = await run(command, [...before, 'antigravity-acp-dsh', 'doctor', '--json', '--config', config], { cwd: host, env, timeout: 60_000 }).catch(
-    (error) => error,
-  );
+  const doctor = await run(command, [...before, 'antigravity-acp-dsh', 'doctor', '--json', '--config', config], {
+    cwd: host,
+    env,
+    timeout: 60_000,
+  }).catch((error) => error);
   const report = JSON.parse(doctor.stdout);
   const check = (id) => report.checks.find((c) => c.id === id);
   assert.deepEqual(
@@ -207,11 +225,19 @@ async function runBin(host, fake, launcher, baseEnv = process.env) {
     ['ok', packageName(TAG)],
     `the binary loaded the installed platform package: ${check('platform').detail}`,
   );
-  assert.equal(check('node').detail, `Node ${process.versions.node} (^22.19 || >=24)`, "the binary ran on the host's Node");
+  assert.equal(
+    check('node').detail,
+    `Node ${process.versions.node} (^22.19 || >=24)`,
+    "the binary ran on the host's Node",
+  );
   assert.equal(check('dsh').status, 'ok', `DSH resolved from the host folder: ${check('dsh').detail}`);
   assert.equal(check('signIn').status, 'ok', check('signIn').detail);
-  assert.equal(doctor.code ?? 0, report.exitCode, 'the binary exits with the report\'s code');
-  const status = await run(command, [...before, 'antigravity-acp-dsh', 'status', '--config', config], { cwd: host, env, timeout: 60_000 }).catch((error) => error);
+  assert.equal(doctor.code ?? 0, report.exitCode, "the binary exits with the report's code");
+  const status = await run(command, [...before, 'antigravity-acp-dsh', 'status', '--config', config], {
+    cwd: host,
+    env,
+    timeout: 60_000,
+  }).catch((error) => error);
   assert.match(status.stdout, /^install: skip .*; sign-in: ok \(signed in\); confinement: /);
 }
 
@@ -229,51 +255,90 @@ async function runTurns(host, fake, expectedAddon) {
   const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
   // In the environment, not argv: the children find the fake's processes by a path the
   // config names, and must not find themselves.
-  const env = { ...process.env, AGY_DSH_CHILD: JSON.stringify({ config, fakeHelper: FAKE_HELPER, needle: fake.scriptPath, scratchRoot: fake.scratchRoot }) };
+  const env = {
+    ...process.env,
+    AGY_DSH_CHILD: JSON.stringify({
+      config,
+      fakeHelper: FAKE_HELPER,
+      needle: fake.scriptPath,
+      scratchRoot: fake.scratchRoot,
+    }),
+  };
   const { stdout } = await run(process.execPath, ['host.mjs'], { cwd: host, env, timeout: 60_000 });
   const out = JSON.parse(stdout.trim().split('\n').at(-1));
   const turn = await drain(out.chunks);
   assert.deepEqual(turn.finish, { kind: 'stop' });
   assert.deepEqual(turn.blocks, [{ type: 'text', text: 'Hello from the packed plugin.' }]);
-  assert.equal(realpathSync(out.addonPath), realpathSync(expectedAddon), 'the addon came from the installed platform package');
+  assert.equal(
+    realpathSync(out.addonPath),
+    realpathSync(expectedAddon),
+    'the addon came from the installed platform package',
+  );
 
   const booted = await run(process.execPath, ['boot.mjs'], { cwd: host, env, timeout: 60_000 });
   const viaLoader = JSON.parse(booted.stdout.trim().split('\n').at(-1));
-  assert.deepEqual(viaLoader.providers, [{ id: 'antigravity-acp', name: 'Google Antigravity (ACP)' }], "DSH's Loader mounted the bundle's row");
+  assert.deepEqual(
+    viaLoader.providers,
+    [{ id: 'antigravity-acp', name: 'Google Antigravity (ACP)' }],
+    "DSH's Loader mounted the bundle's row",
+  );
   const bootTurn = await drain(viaLoader.chunks);
   assert.deepEqual(bootTurn.finish, { kind: 'stop' });
   assert.deepEqual(bootTurn.blocks, [{ type: 'text', text: 'Hello from the packed plugin.' }]);
 }
 
-test('the packed tarballs install with npm into a fresh host and run a text turn', { skip, timeout: 240_000 }, async (t) => {
+test('the packed tarballs install with npm into a fresh host and run a text turn', {
+  skip,
+  timeout: 240_000,
+}, async (t) => {
   const { host, fake } = freshHost(t, 'agy-dsh-host-');
   const { main, platform } = await packed();
   writeFileSync(join(host, '.npmrc'), 'legacy-peer-deps=true\n');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', main, platform, ...PINNED], { cwd: host, maxBuffer: 1 << 24 });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', main, platform, ...PINNED], {
+    cwd: host,
+    maxBuffer: 1 << 24,
+  });
   const installed = join(host, 'node_modules', 'antigravity-acp-dsh');
   assert.ok(!existsSync(join(installed, 'test')), 'the tests are not shipped');
-  assert.deepEqual(readdirSync(installed).filter((f) => f.endsWith('.node')), [], 'the main package ships no addon of its own');
+  assert.deepEqual(
+    readdirSync(installed).filter((f) => f.endsWith('.node')),
+    [],
+    'the main package ships no addon of its own',
+  );
   const shipped = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
   assert.deepEqual(
     shipped.optionalDependencies,
     Object.fromEntries(PLATFORMS.map((tag) => [packageName(tag), shipped.version])),
-    'every platform package is an optional dependency, at the main package\'s version',
+    "every platform package is an optional dependency, at the main package's version",
   );
   assert.equal(shipped.types, './index.d.ts');
   assert.equal(shipped.exports['.'].types, './index.d.ts');
   assert.ok(existsSync(join(installed, 'index.d.ts')), 'the declarations are shipped');
   const declared = new Set(Object.keys({ ...shipped.dependencies, ...shipped.peerDependencies }));
-  const modules = ['index.js', join('bin', 'antigravity-acp-dsh.js'), ...readdirSync(join(installed, 'lib')).filter((f) => f.endsWith('.js')).map((f) => join('lib', f))];
+  const modules = [
+    'index.js',
+    join('bin', 'antigravity-acp-dsh.js'),
+    ...readdirSync(join(installed, 'lib'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => join('lib', f)),
+  ];
   const sources = ['index.d.ts', ...modules];
   const imported = new Set(sources.flatMap((file) => bareImports(readFileSync(join(installed, file), 'utf8'))));
   assert.ok(imported.has('@deepseek-ai/schemastery'), 'the import scan sees lib/config.js');
-  assert.deepEqual([...imported].filter((name) => !declared.has(name)), [], 'every package the shipped files import is a dependency or a peer');
+  assert.deepEqual(
+    [...imported].filter((name) => !declared.has(name)),
+    [],
+    'every package the shipped files import is a dependency or a peer',
+  );
   await runTurns(host, fake, join(host, 'node_modules', packageName(TAG), addonFile(TAG)));
   assert.ok(existsSync(join(host, 'node_modules', '.bin', 'antigravity-acp-dsh')), 'npm linked the binary');
   await runBin(host, fake, ['npx', '--no']);
 });
 
-test('the packed tarballs install with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn', { skip, timeout: 240_000 }, async (t) => {
+test('the packed tarballs install with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn', {
+  skip,
+  timeout: 240_000,
+}, async (t) => {
   assert.ok(existsSync(PNPM), `${PNPM} is missing (npm ci installs pnpm)`);
   const { host, fake } = freshHost(t, 'agy-dsh-pnpm-host-');
   const { main, platform } = await packed();
@@ -284,26 +349,53 @@ test('the packed tarballs install with pnpm (no install scripts) into a fresh ho
   // yet, resolves to its tarball as it would to the published package.
   writeFileSync(
     join(host, 'pnpm-workspace.yaml'),
-    ['storeDir: ./.pnpm-store', 'updateNotifier: false', 'strictDepBuilds: true', 'overrides:', `  ${packageName(TAG)}: ${JSON.stringify(`file:${platform}`)}`, ''].join('\n'),
+    [
+      'storeDir: ./.pnpm-store',
+      'updateNotifier: false',
+      'strictDepBuilds: true',
+      'overrides:',
+      `  ${packageName(TAG)}: ${JSON.stringify(`file:${platform}`)}`,
+      '',
+    ].join('\n'),
   );
   // npm's variables (`npm test` sets them) would configure pnpm too.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  await run(process.execPath, [PNPM, 'add', '--reporter=append-only', '--prefer-offline', main, ...PINNED], { cwd: host, env, maxBuffer: 1 << 24 }).catch(
-    (error) => assert.fail(`pnpm did not install the tarballs (an install script is refused):\n${error.stdout}${error.stderr}`),
+  await run(process.execPath, [PNPM, 'add', '--reporter=append-only', '--prefer-offline', main, ...PINNED], {
+    cwd: host,
+    env,
+    maxBuffer: 1 << 24,
+  }).catch((error) =>
+    assert.fail(`pnpm did not install the tarballs (an install script is refused):\n${error.stdout}${error.stderr}`),
   );
   assert.ok(!existsSync(join(host, 'node_modules', packageName(TAG))), 'the host has no platform package of its own');
   // pnpm links a package's dependencies beside it in its virtual store: the platform
   // package is there as the main package's optional dependency, and the loader finds it so.
   const installed = realpathSync(join(host, 'node_modules', 'antigravity-acp-dsh'));
   const beside = join(dirname(installed), packageName(TAG));
-  assert.ok(existsSync(beside), 'pnpm installed the platform package as the plugin\'s optional dependency');
+  assert.ok(existsSync(beside), "pnpm installed the platform package as the plugin's optional dependency");
   await runTurns(host, fake, join(beside, addonFile(TAG)));
   await runBin(host, fake, [process.execPath, PNPM, 'exec'], env);
 
   writeFileSync(join(host, 'consumer.ts'), CONSUMER);
   const types = join(root, 'node_modules', '@types');
-  const tsc = ['--noEmit', '--strict', '--target', 'es2024', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--typeRoots', types, '--types', 'node', 'consumer.ts'];
+  const tsc = [
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2024',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--typeRoots',
+    types,
+    '--types',
+    'node',
+    'consumer.ts',
+  ];
   await run(process.execPath, [TSC, ...tsc], { cwd: host, maxBuffer: 1 << 24 }).catch((error) => {
-    assert.fail(`a TypeScript consumer does not type-check against the shipped index.d.ts:\n${error.stdout}${error.stderr}`);
+    assert.fail(
+      `a TypeScript consumer does not type-check against the shipped index.d.ts:\n${error.stdout}${error.stderr}`,
+    );
   });
 });

@@ -5,9 +5,9 @@
 // route, or the adapter answers providerInfo, listModels or resolveModel with a fixed id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { MODEL, request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { MODEL, request, user } from '../support/requests.mjs';
 
 const ROUTE = 'agy';
 
@@ -18,13 +18,24 @@ test('a plugin mounted with provider agy registers agy (not antigravity-acp), an
     { config: { provider: ROUTE } },
   );
   try {
-    assert.deepEqual(host.llm.listProviders(), [{ id: ROUTE, name: 'Google Antigravity (ACP)' }], "providerInfo('agy') is agy's, and only agy is registered");
+    assert.deepEqual(
+      host.llm.listProviders(),
+      [{ id: ROUTE, name: 'Google Antigravity (ACP)' }],
+      "providerInfo('agy') is agy's, and only agy is registered",
+    );
     assert.equal(host.llm.providerRetryPolicy(ROUTE).mode, 'normal', 'the retry policy is registered under agy');
-    await assert.rejects(host.llm.listModels('antigravity-acp'), (error) => error.code === 'NO_ADAPTER', 'the default route is not registered');
+    await assert.rejects(
+      host.llm.listModels('antigravity-acp'),
+      (error) => error.code === 'NO_ADAPTER',
+      'the default route is not registered',
+    );
 
     const models = await host.llm.listModels(ROUTE);
     assert.equal(models[0].id, MODEL);
-    assert.ok(models.every((m) => m.provider === ROUTE), 'every listed model names the agy route');
+    assert.ok(
+      models.every((m) => m.provider === ROUTE),
+      'every listed model names the agy route',
+    );
     const resolved = await host.llm.resolveModelInfo(ROUTE, MODEL);
     assert.equal(resolved.provider, ROUTE);
     assert.equal(resolved.id, MODEL);
@@ -32,7 +43,11 @@ test('a plugin mounted with provider agy registers agy (not antigravity-acp), an
     const out = await drain(host.llm.stream(request([user('Please say hello')], { provider: ROUTE })));
     assert.deepEqual(out.finish, { kind: 'stop' });
     assert.deepEqual(out.blocks, [{ type: 'text', text: 'Hello on agy.' }]);
-    assert.deepEqual(fake.methods().filter((m) => m === 'session/prompt'), ['session/prompt'], 'the turn reached the server');
+    assert.deepEqual(
+      fake.methods().filter((m) => m === 'session/prompt'),
+      ['session/prompt'],
+      'the turn reached the server',
+    );
 
     const elsewhere = await drain(host.llm.stream(request([user('Please say hello')])));
     assert.equal(elsewhere.finish.kind, 'error');

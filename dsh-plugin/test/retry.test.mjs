@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import * as llmRetry from '@deepseek-ai/dsh-llm-retry';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
-import { within } from './helpers/wait.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
+import { within } from '../support/wait.mjs';
 
 const DELEGATED = Symbol('delegated to the next recovery policy');
 
@@ -19,12 +19,20 @@ const DELEGATED = Symbol('delegated to the next recovery policy');
 function requestError(ctx, failure, retryPolicy) {
   const events = [];
   const agent = { session: { events, append: (type, data) => events.push({ type, data }) } };
-  const payload = { agent, turn: 1, step: 1, provider: 'antigravity-acp', failure, retryPolicy, signal: new AbortController().signal };
+  const payload = {
+    agent,
+    turn: 1,
+    step: 1,
+    provider: 'antigravity-acp',
+    failure,
+    retryPolicy,
+    signal: new AbortController().signal,
+  };
   return { events, decision: ctx.waterfall('agent/request-error', payload, async () => DELEGATED) };
 }
 
 test('DSH retry executor: a failure after streamed output is not retried, an empty response is', async (t) => {
-  const { fake, host } = await fakeHost(t, {
+  const { host } = await fakeHost(t, {
     turns: [
       { match: { prompt_contains: 'start then refuse' }, steps: [{ text: 'Partial answer' }], stop: 'refusal' },
       { match: { prompt_contains: 'say nothing' }, steps: [] },
@@ -51,7 +59,10 @@ test('DSH retry executor: a failure after streamed output is not retried, an emp
     assert.deepEqual(empty.blocks, []);
     const retried = requestError(host.ctx, empty.finish.failure, policy);
     assert.deepEqual(await within(retried.decision, 'the recovery decision'), { kind: 'retry' });
-    assert.deepEqual(retried.events.map((e) => e.type), ['llm/retry', 'llm/retry-started']);
+    assert.deepEqual(
+      retried.events.map((e) => e.type),
+      ['llm/retry', 'llm/retry-started'],
+    );
   } finally {
     await retry.dispose();
     await host.stop();

@@ -8,17 +8,30 @@ import { expectedSkips, fails, readTap } from '../scripts/tap-verdict.mjs';
 
 const expected = new Map([['needs hooks', 'a release addon has no test hooks']]);
 const tap = (lines, { pass = 1, fail = 0, cancelled = 0, skipped = 0 } = {}) =>
-  ['TAP version 13', ...lines, `# pass ${pass}`, `# fail ${fail}`, `# cancelled ${cancelled}`, `# skipped ${skipped}`].join('\n');
+  [
+    'TAP version 13',
+    ...lines,
+    `# pass ${pass}`,
+    `# fail ${fail}`,
+    `# cancelled ${cancelled}`,
+    `# skipped ${skipped}`,
+  ].join('\n');
 
 test('a listed skip with its reason is expected, and counted', () => {
-  const verdict = readTap(tap(['ok 1 - runs', 'ok 2 - needs hooks # SKIP a release addon has no test hooks'], { skipped: 1 }), expected);
+  const verdict = readTap(
+    tap(['ok 1 - runs', 'ok 2 - needs hooks # SKIP a release addon has no test hooks'], { skipped: 1 }),
+    expected,
+  );
   assert.deepEqual(verdict, { passed: 1, failed: 0, skipped: 1, unexpected: [] });
   assert.equal(fails(verdict, true), false);
 });
 
 test('an unlisted skip, or a listed one with another reason, fails under CI only', () => {
   const verdict = readTap(
-    tap(['ok 1 - runs', '    ok 1 - packs # SKIP no addon in npm/linux-x64-gnu', 'ok 2 - needs hooks # SKIP no addon'], { skipped: 2 }),
+    tap(
+      ['ok 1 - runs', '    ok 1 - packs # SKIP no addon in npm/linux-x64-gnu', 'ok 2 - needs hooks # SKIP no addon'],
+      { skipped: 2 },
+    ),
     expected,
   );
   assert.deepEqual(verdict.unexpected, ['packs (no addon in npm/linux-x64-gnu)', 'needs hooks (no addon)']);

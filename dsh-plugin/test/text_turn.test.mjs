@@ -2,13 +2,18 @@
 // text block and a `stop` finish, no usage invented, and the server got one prompt.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { request, user } from './helpers/requests.mjs';
+import { drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { request, user } from '../support/requests.mjs';
 
 test('a text turn streams the server text as one text block and stops', async (t) => {
   const { fake, host } = await fakeHost(t, {
-    turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ thought: 'Greeting.' }, { text: 'Hello ' }, { text: 'there.' }] }],
+    turns: [
+      {
+        match: { prompt_contains: 'say hello' },
+        steps: [{ thought: 'Greeting.' }, { text: 'Hello ' }, { text: 'there.' }],
+      },
+    ],
   });
   try {
     const out = await drain(host.llm.stream(request([user('Please say hello')])));

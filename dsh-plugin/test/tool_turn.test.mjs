@@ -4,14 +4,20 @@
 // server received is read from the fake's journal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentLoop, drain } from './helpers/checker.mjs';
-import { fakeHost } from './helpers/host.mjs';
-import { assistant, request, toolResult, user } from './helpers/requests.mjs';
-import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from './helpers/journal.mjs';
+import { agentLoop, drain } from '../support/checker.mjs';
+import { fakeHost } from '../support/host.mjs';
+import { assistant, request, toolResult, user } from '../support/requests.mjs';
+import { brokenExpectations, callTurn, ECHO, toolCallAnswers } from '../support/journal.mjs';
 
 for (const shape of ['0.1', '0.2']) {
   test(`a tool turn completes across two streams (tool result in the ${shape}.x shape)`, async (t) => {
-    const turn = callTurn({ prompt: 'use the echo tool', tool: 'echo', args: { text: 'PROBE-9' }, contains: 'PROBE-9 echoed', text: 'The tool said PROBE-9.' });
+    const turn = callTurn({
+      prompt: 'use the echo tool',
+      tool: 'echo',
+      args: { text: 'PROBE-9' },
+      contains: 'PROBE-9 echoed',
+      text: 'The tool said PROBE-9.',
+    });
     const { fake, host } = await fakeHost(t, { turns: [turn] });
     try {
       const asked = user('Please use the echo tool');
@@ -41,7 +47,11 @@ for (const shape of ['0.1', '0.2']) {
 }
 
 test('a denied tool call (isError: true) reaches the server as an MCP error result', async (t) => {
-  const tool = { name: 'delete_file', description: 'Deletes a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+  const tool = {
+    name: 'delete_file',
+    description: 'Deletes a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  };
   const turn = callTurn({
     prompt: 'delete the temp file',
     tool: 'delete_file',
@@ -75,7 +85,12 @@ test('parallel tool calls of one server turn each get their own result, in one o
       {
         match: { prompt_contains: 'echo twice' },
         steps: [
-          { parallel: [{ tool: 'echo', args: { text: 'A' } }, { tool: 'echo', args: { text: 'B' } }] },
+          {
+            parallel: [
+              { tool: 'echo', args: { text: 'A' } },
+              { tool: 'echo', args: { text: 'B' } },
+            ],
+          },
           { expect_result: { is_error: false, contains: 'echoed' } },
           { text: 'Both done.' },
         ],

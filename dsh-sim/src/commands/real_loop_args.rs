@@ -1,5 +1,5 @@
 //! `dsh-sim run --real-loop`: the options that drive each scenario's chat through DSH's
-//! own agent loop in Node (`dsh-plugin/scenarios/driver.mjs`) instead of dsh-sim's.
+//! own agent loop in Node (`dsh-plugin/real-loop/driver.mjs`) instead of dsh-sim's.
 
 use std::path::PathBuf;
 
@@ -18,7 +18,7 @@ pub(crate) struct RealLoopArgs {
     #[arg(long, value_name = "PATH", default_value = "node")]
     pub(crate) node: PathBuf,
     /// The driver for `--real-loop` (default: this checkout's
-    /// `dsh-plugin/scenarios/driver.mjs`).
+    /// `dsh-plugin/real-loop/driver.mjs`).
     #[arg(long, value_name = "FILE")]
     pub(crate) real_loop_driver: Option<PathBuf>,
 }

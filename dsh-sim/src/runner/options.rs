@@ -97,7 +97,7 @@ impl RunnerOptions {
 pub struct RealLoopHost {
     /// The Node binary.
     pub node: PathBuf,
-    /// `dsh-plugin/scenarios/driver.mjs`.
+    /// `dsh-plugin/real-loop/driver.mjs`.
     pub driver: PathBuf,
 }
 
@@ -107,7 +107,7 @@ impl RealLoopHost {
         Self {
             node,
             driver: Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../dsh-plugin/scenarios/driver.mjs"),
+                .join("../dsh-plugin/real-loop/driver.mjs"),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The runner's second host: a scenario's chat through DSH's own agent loop
-//! (`@deepseek-ai/dsh-agent-loop` in Node, `dsh-plugin/scenarios/driver.mjs`) with the
+//! (`@deepseek-ai/dsh-agent-loop` in Node, `dsh-plugin/real-loop/driver.mjs`) with the
 //! DSH plugin mounted, instead of dsh-sim's loop. Everything else is the runner's: the
 //! workspace, the fake and its script, the adapter's configuration (handed to the plugin
 //! as its JSON config), the checks between runs, disposal's leak checks and every judge.
@@ -241,7 +241,7 @@ pub(crate) async fn drive(
         )),
     }
     out.notes
-        .push("host: DSH's own agent loop (dsh-plugin/scenarios/driver.mjs)".to_owned());
+        .push("host: DSH's own agent loop (dsh-plugin/real-loop/driver.mjs)".to_owned());
 }
 
 /// The last lines the driver wrote to stderr, for a failure message (Node's own output:

@@ -21,10 +21,14 @@ function delay(ms, signal) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -61,7 +65,11 @@ async function holdForAnswers(env, answers, signal) {
   if (held) return;
   held = true;
   const started = Date.now();
-  while (env.spec.journalDir && toolCallAnswers(env.spec.journalDir) < answers && Date.now() - started < HOLD_BOUND_MS) {
+  while (
+    env.spec.journalDir &&
+    toolCallAnswers(env.spec.journalDir) < answers &&
+    Date.now() - started < HOLD_BOUND_MS
+  ) {
     await delay(10, signal);
   }
 }
@@ -72,7 +80,9 @@ async function titleRequest(env, text, sessionId, signal) {
   const stream = ctx.llm.stream({
     provider: spec.model.provider,
     model: spec.model.model,
-    messages: [{ role: 'user', id: `title-${Date.now()}`, content: [{ type: 'text', text }], source: { kind: 'user' } }],
+    messages: [
+      { role: 'user', id: `title-${Date.now()}`, content: [{ type: 'text', text }], source: { kind: 'user' } },
+    ],
     system: TITLE_SYSTEM,
     maxTokens: TITLE_MAX_TOKENS,
     purpose: 'session-title',

@@ -1,6 +1,6 @@
 /**
  * Wire facts read from the fake's journal, the tool the tests offer, and a scripted tool turn.
- * @module test/helpers/journal
+ * @module support/journal
  */
 
 /** The host tool the tool turns offer. */
@@ -23,7 +23,6 @@ export const brokenExpectations = (fake) =>
     .journal()
     .flat()
     .filter((e) => e.kind === 'expectation_failed' || e.kind === 'unmatched_prompt');
-
 
 /**
  * A fake turn that calls one host tool, checks its result, then says `text`.

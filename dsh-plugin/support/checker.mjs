@@ -13,7 +13,7 @@
  * - tool calls only with a `tool-calls` finish, or an `aborted`/`error` one that cut the
  *   round short (DSH keeps none of them then); `tool-calls` needs at least one call;
  * - usage only before the finish; exactly one finish, and nothing after it.
- * @module test/helpers/checker
+ * @module support/checker
  */
 import { isDeepStrictEqual } from 'node:util';
 import { BlockAssembler } from '@deepseek-ai/dsh-llm';
@@ -53,7 +53,8 @@ export function streamChecker() {
     open.delete(chunk.index);
     let assembled;
     if (block.type === 'tool-call') {
-      if (block.id === undefined || block.name === undefined) fail(`tool call ${chunk.index} ended without its id and name`);
+      if (block.id === undefined || block.name === undefined)
+        fail(`tool call ${chunk.index} ended without its id and name`);
       try {
         JSON.parse(block.args);
       } catch {
@@ -65,7 +66,9 @@ export function streamChecker() {
       assembled = { type: block.type, text: block.text };
     }
     if (!isDeepStrictEqual(chunk.block, assembled)) {
-      fail(`block-end ${chunk.index} carries ${JSON.stringify(chunk.block)}, but its deltas assembled ${JSON.stringify(assembled)}`);
+      fail(
+        `block-end ${chunk.index} carries ${JSON.stringify(chunk.block)}, but its deltas assembled ${JSON.stringify(assembled)}`,
+      );
     }
   };
   const checkFinish = (reason) => {
@@ -78,7 +81,8 @@ export function streamChecker() {
     if (kind === 'tool-calls' && toolCalls === 0) fail('a tool-calls finish without any tool call');
     // An abort or a failure may cut a round short after its calls streamed; DSH then
     // keeps no tool call, so that is no violation.
-    if (toolCalls > 0 && !['tool-calls', ...FAILED].includes(kind)) fail(`${toolCalls} tool call(s) streamed but the finish was ${kind}`);
+    if (toolCalls > 0 && !['tool-calls', ...FAILED].includes(kind))
+      fail(`${toolCalls} tool call(s) streamed but the finish was ${kind}`);
   };
   return {
     chunks,
@@ -87,7 +91,8 @@ export function streamChecker() {
       if (finish !== undefined) fail('a chunk after the finish');
       switch (chunk?.type) {
         case 'block-start':
-          if (chunk.index !== nextIndex) fail(`block-start took index ${chunk.index}; the next block index is ${nextIndex}`);
+          if (chunk.index !== nextIndex)
+            fail(`block-start took index ${chunk.index}; the next block index is ${nextIndex}`);
           if (!MODEL_BLOCKS.has(chunk.blockType)) fail(`a model opened a ${chunk.blockType} block`);
           nextIndex++;
           open.set(chunk.index, { type: chunk.blockType, text: '', id: undefined, name: undefined, args: '' });
@@ -144,7 +149,10 @@ export async function drain(stream, hooks = {}) {
     chunks: checker.chunks,
     finish: assembler.finish,
     blocks,
-    text: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''),
+    text: blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join(''),
     toolCalls: blocks.filter((b) => b.type === 'tool-call'),
     assembler,
   };

@@ -1,7 +1,7 @@
 /**
  * DSH requests as DSH builds them: messages from dsh-llm's own constructors, in both
  * tool-result shapes (0.1.x `createToolResultMessage`, 0.2.x `role: 'tool'`).
- * @module test/helpers/requests
+ * @module support/requests
  */
 import { createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm';
 

@@ -2,12 +2,12 @@
  * A real DSH host in miniature: a Cordis `Context` with DSH's `LlmRuntime` (as
  * research/dsh-host.md's "Minimal host that works"), the plugin mounted in it, and
  * optionally an in-memory attachment service.
- * @module test/helpers/host
+ * @module support/host
  */
 import { Context } from '@deepseek-ai/cordis';
 import { LlmRuntime } from '@deepseek-ai/dsh-llm';
 import { AttachmentStore } from '@deepseek-ai/dsh-attachment';
-import plugin from '../../index.js';
+import plugin from '../index.js';
 import { fakeServer } from './fake.mjs';
 import { eventually } from './wait.mjs';
 

@@ -5,7 +5,7 @@
 // (argv[2]), drives the chat one user message at a time over stdin, runs its checks
 // between messages, and reads back the record this file writes (the streams DSH's loop
 // consumed, as the `llm/stream` waterfall saw them; how each turn ended; the tool
-// executions). See ./README.md for the protocol and what it cannot express.
+// executions). See ../../scenarios/README.md ("Two hosts") for the protocol and what it cannot express.
 //
 // Protocol: dsh-sim writes one JSON command per line on stdin: {"cmd":"run","index":N}
 // (run chat entry N), {"cmd":"finish"} (the queries after the chat, dispose, write the
@@ -98,7 +98,10 @@ ctx.on('session/event', (session, event) => {
   }
   if (event.type === 'assistant/message') {
     const { content } = event.data.message;
-    owner.lastText = content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+    owner.lastText = content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('');
     // The user presses stop while DSH holds the generation's tool calls, before it runs any.
     if (owner.abort === 'on_tool_calls' && content.some((b) => b.type === 'tool-call') && owner.run !== undefined) {
       owner.abort = undefined;
@@ -118,7 +121,8 @@ const permissions = new Map(spec.tools.map((tool) => [tool.name, tool.permission
 ctx.on('tools/pre-execute', async (exec, next) => {
   const permission = permissions.get(exec.name);
   if (permission === 'deny') return { kind: 'deny', reason: 'permission denied by DSH' };
-  if (permission === 'ask_approved' || permission === 'ask_rejected') return { kind: 'ask', reason: 'the scenario asks the user' };
+  if (permission === 'ask_approved' || permission === 'ask_rejected')
+    return { kind: 'ask', reason: 'the scenario asks the user' };
   return next();
 });
 ctx.on('approval/request', async (request, next) => {
@@ -148,7 +152,11 @@ async function createAgent(sessionId, depth, denyTools) {
   const handle = await ctx.agents.create({
     sessionId,
     meta: { cwd: spec.cwd },
-    agentOptions: { provider: spec.model.provider, model: spec.model.model, ...(spec.maxTokens ? { maxTokens: spec.maxTokens } : {}) },
+    agentOptions: {
+      provider: spec.model.provider,
+      model: spec.model.model,
+      ...(spec.maxTokens ? { maxTokens: spec.maxTokens } : {}),
+    },
     setup: denyTools.length > 0 ? (agentCtx) => void agentCtx.tools.restrict({ deny: denyTools }) : undefined,
   });
   handles.push(handle);
@@ -169,7 +177,10 @@ const subagent = {
   async run(parentId, task) {
     const parent = agents.get(parentId);
     const depth = (parent?.depth ?? 0) + 1;
-    const deny = depth >= MAX_SUBAGENT_DEPTH ? spec.tools.filter((t) => t.behaviour.subagent !== undefined).map((t) => t.name) : [];
+    const deny =
+      depth >= MAX_SUBAGENT_DEPTH
+        ? spec.tools.filter((t) => t.behaviour.subagent !== undefined).map((t) => t.name)
+        : [];
     const owner = await createAgent(`${parentId}-sub-${handles.length}`, depth, deny);
     await runTurn(owner, task);
     if (owner.turnEnd?.kind === 'completed') return { text: owner.lastText, failed: false };
@@ -200,7 +211,14 @@ async function run(index) {
     const denied = spec.tools.map((t) => t.name).filter((name) => !offered.includes(name));
     current = await createAgent(`dsh-loop-${process.pid}-chat-${chatCount}`, 0, denied);
   }
-  const runRecord = { user: entry.user, generations: [], turnEnd: null, errors: [], abortedOnToolCalls: false, abortedByUser: false };
+  const runRecord = {
+    user: entry.user,
+    generations: [],
+    turnEnd: null,
+    errors: [],
+    abortedOnToolCalls: false,
+    abortedByUser: false,
+  };
   record.runs.push(runRecord);
   current.run = runRecord;
   current.abort = entry.abort ?? undefined;
@@ -251,7 +269,9 @@ for await (const line of commands) {
       try {
         await run(command.index);
       } catch (error) {
-        record.hostErrors.push(`the run for ${JSON.stringify(spec.chat[command.index]?.user)} threw: ${message(error)}`);
+        record.hostErrors.push(
+          `the run for ${JSON.stringify(spec.chat[command.index]?.user)} threw: ${message(error)}`,
+        );
       }
     }
     say({ event: 'ran', index: command.index });

@@ -2,7 +2,7 @@
  * The real `fake-antigravity` binary (built by cargo) as the plugin's server: a script
  * and a journal in a fresh temp folder per test, the processes it started found by that
  * folder's path (never by a broad name), and its journal read back as JSONL.
- * @module test/helpers/fake
+ * @module support/fake
  */
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..', '..');
+const repo = resolve(here, '..', '..');
 
 /**
  * Where the fake binary is: `$FAKE_ANTIGRAVITY`, else `$CARGO_TARGET_DIR` or the
@@ -71,7 +71,10 @@ export function fakeServer(script = {}) {
     journal,
     frames,
     /** The ACP methods the client sent (requests and notifications), in order. */
-    methods: () => frames('in').filter((f) => typeof f.method === 'string').map((f) => f.method),
+    methods: () =>
+      frames('in')
+        .filter((f) => typeof f.method === 'string')
+        .map((f) => f.method),
     /** Live (not zombie) processes whose command line names this setup's script. */
     pids: () => livePids(scriptPath),
     /** What is left under the scratch root. */

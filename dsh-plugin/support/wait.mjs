@@ -1,7 +1,7 @@
 /**
  * Waiting on an event with a bound, never a blind sleep: `eventually` re-checks a
  * condition until it holds and fails, naming it, once the bound has passed.
- * @module test/helpers/wait
+ * @module support/wait
  */
 import { setTimeout as delay } from 'node:timers/promises';
 

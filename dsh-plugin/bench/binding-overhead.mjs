@@ -1,14 +1,15 @@
 /**
- * The binding benchmark (`npm --prefix dsh-plugin run bench`): how many chunks per second
- * DSH receives through `ctx.llm.stream` (the plugin, the binding's batches, DSH's
- * runtime), against two floors in the same run: the adapter's own rate on the same
- * scripted stream drained inside Rust (`benchDrain`, in an addon this script builds with
- * the `bench` feature: the shipped addon has none), and DSH's runtime alone, reading the
- * same chunks from a plain JS async generator registered as a second adapter in the same
+ * The binding's overhead: what the Node side (the binding's crossings, the plugin, DSH's
+ * runtime) adds to the adapter's own time in Rust (`npm --prefix dsh-plugin run bench`). How
+ * many chunks per second DSH receives through `ctx.llm.stream` (the plugin, the binding's
+ * batches, DSH's runtime), against two floors in the same run: the adapter's own rate on the
+ * same scripted stream drained inside Rust (`benchDrain`, in an addon this script builds
+ * with the `bench` feature: the shipped addon has none), and DSH's runtime alone, reading
+ * the same chunks from a plain JS async generator registered as a second adapter in the same
  * host (`bench/js-floor.mjs`); and how long a text turn's first chunk takes across the
- * binding and in Rust. A fourth row reads the stream through the binding one chunk per
- * call (`nextBatch(1)`), the design the batches replace. Release builds of the addon and
- * the fake, on warm processes.
+ * binding and in Rust. A fourth row reads the stream through the binding one chunk per call
+ * (`nextBatch(1)`), the design the batches replace. Release builds of the addon and the
+ * fake, on warm processes.
  *
  * Each of `--runs` repetitions measures every figure back to back (binding through DSH,
  * Rust drain, JS floor, one chunk per call, then the first-chunk turns), so each
@@ -16,8 +17,8 @@
  * median, min and max over repetitions, in the `antigravity-acp-bench/1` document
  * (`bench/report.mjs`) that `--json FILE` writes and `ci/bench-compare.sh` compares.
  *
- *   node bench/binding.mjs [--chunks 20000] [--runs 5] [--json FILE]
- * @module bench/binding
+ *   node bench/binding-overhead.mjs [--chunks 20000] [--runs 5] [--json FILE]
+ * @module bench/binding-overhead
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -51,7 +52,9 @@ const FIRST_CHUNK_PROMPT = PROMPTS.text;
 const cargo = (args) => execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'ignore', 'inherit'] });
 cargo(['build', '--locked', '--release', '-p', 'fake-antigravity']);
 const addon = join(pkg, 'bench', '.addon', 'antigravity-acp-dsh.release-bench.node');
-execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 process.env.ANTIGRAVITY_ACP_DSH_ADDON = addon;
 const target = process.env.CARGO_TARGET_DIR ?? join(pkg, '..', 'target');
 process.env.FAKE_ANTIGRAVITY ??= join(target, 'release', 'fake-antigravity');
@@ -60,10 +63,11 @@ if (!existsSync(process.env.FAKE_ANTIGRAVITY)) throw new Error(`no release fake 
 const { default: plugin } = await import('../index.js');
 const binding = (await import('../lib/binding.js')).binding();
 const { configJson } = await import('../lib/config.js');
-const { fakeServer } = await import('../test/helpers/fake.mjs');
-const { startHost } = await import('../test/helpers/host.mjs');
-const { request, user } = await import('../test/helpers/requests.mjs');
-const { eventually } = await import('../test/helpers/wait.mjs');
+const { settle } = await import('../lib/failure.js');
+const { fakeServer } = await import('../support/fake.mjs');
+const { startHost } = await import('../support/host.mjs');
+const { request, user } = await import('../support/requests.mjs');
+const { eventually } = await import('../support/wait.mjs');
 
 const fake = fakeServer({
   turns: [
@@ -74,11 +78,6 @@ const fake = fakeServer({
 const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
 const host = await startHost(plugin, config);
 const rust = new binding.Provider(configJson({ provider: 'antigravity-acp', ...config }));
-const settle = (json) => {
-  const outcome = JSON.parse(json);
-  if (outcome.error) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
-  return outcome.ok;
-};
 const turns = new DshTurns({
   host,
   drainInRust: async (options) => settle(await binding.benchDrain(rust, JSON.stringify(options))),
@@ -195,7 +194,8 @@ function rows(reps, captured) {
     }),
     row({
       id: 'dsh_runtime_throughput',
-      title: "chunks per second through the Node binding vs DSH's own ceiling (a JS async generator adapter), both through ctx.llm.stream",
+      title:
+        "chunks per second through the Node binding vs DSH's own ceiling (a JS async generator adapter), both through ctx.llm.stream",
       measures: `${stream}, from calling ctx.llm.stream to the consumer's last chunk, served by the binding's adapter vs by a plain JS async generator adapter in the same host replaying one binding stream's chunk objects`,
       figure: throughDshSide,
       floor: { what: 'JS async generator adapter through ctx.llm.stream', unit: 'chunks/s', samples: samples('floor') },
@@ -211,14 +211,24 @@ function rows(reps, captured) {
       kind: 'ratio',
       goal: null,
     }),
-    ...turnRows(reps.map((rep) => rep.turn), row),
+    ...turnRows(
+      reps.map((rep) => rep.turn),
+      row,
+    ),
   ];
 }
 
 /** Each measurement's median [min, max] over the repetitions, for the console. */
 function printMeasurements(reps) {
   const show = (key, digits) => {
-    const { median: mid, min, max } = spread(reps.map((rep) => rep[key]), digits);
+    const {
+      median: mid,
+      min,
+      max,
+    } = spread(
+      reps.map((rep) => rep[key]),
+      digits,
+    );
     return `${mid} [${min}, ${max}]`;
   };
   console.table({
@@ -228,14 +238,25 @@ function printMeasurements(reps) {
     'binding, one chunk per call': { 'chunks/s': show('single', 0), 'first chunk ms': 'n/a' },
   });
   const turn = (kind, side) => {
-    const { median: mid, min, max } = spread(reps.map((rep) => rep.turn[kind][side]), 3);
+    const {
+      median: mid,
+      min,
+      max,
+    } = spread(
+      reps.map((rep) => rep.turn[kind][side]),
+      3,
+    );
     return `${mid} [${min}, ${max}]`;
   };
   const kinds = { text: 'text turn', firstTool: 'first tool stream', round: 'tool round' };
-  console.table(Object.fromEntries(Object.entries(kinds).map(([kind, name]) => [
-    `${name} ms`,
-    { 'through ctx.llm.stream': turn(kind, 0), 'in Rust (benchDrain)': turn(kind, 1), 'JS floor': turn(kind, 2) },
-  ])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(kinds).map(([kind, name]) => [
+        `${name} ms`,
+        { 'through ctx.llm.stream': turn(kind, 0), 'in Rust (benchDrain)': turn(kind, 1), 'JS floor': turn(kind, 2) },
+      ]),
+    ),
+  );
 }
 
 try {
@@ -247,7 +268,10 @@ try {
   const replays = { stream: captured, ...turns.captured };
   const floorFiber = host.ctx.plugin(floorPlugin(replays, (options) => replayKey(options) ?? 'stream'));
   await floorFiber.await?.();
-  await eventually(() => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER), 'the floor adapter registration');
+  await eventually(
+    () => host.llm.listProviders().some((p) => p.id === FLOOR_PROVIDER),
+    'the floor adapter registration',
+  );
   checked('warm-up of the floor', await throughFloor(STREAM_PROMPT), CHUNKS);
   checked('warm-up one chunk per call', await oneByOne(STREAM_PROMPT), CHUNKS);
   checked('warm-up first chunk', await throughDsh(FIRST_CHUNK_PROMPT));
@@ -257,7 +281,9 @@ try {
   for (let i = 0; i < RUNS; i++) reps.push(await repetition());
   const result = document({ tool: 'dsh-plugin bench', repetitions: RUNS, rows: rows(reps, captured) });
 
-  console.log(`binding benchmark: ${CHUNKS} server chunks per stream (${captured.length} DSH chunks in the warm one), ${RUNS} interleaved repetitions, median [min, max], ${process.version}`);
+  console.log(
+    `binding benchmark: ${CHUNKS} server chunks per stream (${captured.length} DSH chunks in the warm one), ${RUNS} interleaved repetitions, median [min, max], ${process.version}`,
+  );
   printMeasurements(reps);
   printRows(result.rows);
   if (jsonOut) {
