@@ -14,6 +14,8 @@
 mod imports;
 #[path = "tidy/plugin.rs"]
 mod plugin;
+#[path = "tidy/repo_paths.rs"]
+mod repo_paths;
 
 use std::path::{Path, PathBuf};
 
@@ -402,5 +404,50 @@ fn no_tracked_file_is_over_a_mebibyte() {
     assert!(
         too_big.is_empty(),
         "files over {MAX_TRACKED_BYTES} bytes are tracked: {too_big:?}"
+    );
+}
+
+/// Everything a contributor reads is in the repository: no link or code span in the docs or
+/// the sources' comments climbs out of it (the design is `docs/design.md`).
+#[test]
+fn no_cited_path_leaves_the_repository() {
+    let repository = repo_paths::read_repository(&workspace_root());
+    assert!(repository.files.len() > 100, "found too few files to read");
+    let leaving = repo_paths::paths_leaving(&repository);
+    assert!(
+        leaving.is_empty(),
+        "these send readers outside the repository: {leaving:#?}"
+    );
+}
+
+/// The check sees a path that climbs out, in a link and in a code span, and lets pass one
+/// that stays in or that names what the repository has from a folder of its own. (The
+/// fixtures spell the backtick `\u{60}` so that this file cites nothing itself.)
+#[test]
+fn the_repository_check_sees_a_path_that_climbs_out() {
+    let text = |s: &str| s.replace('^', "\u{60}");
+    let repository = repo_paths::Repository {
+        root: PathBuf::from("/repo"),
+        files: vec![
+            (
+                PathBuf::from("/repo/CONTRIBUTING.md"),
+                text("See [the design](../shared/design.md), ^docs/design.md^ and ^cd ../x^."),
+            ),
+            (
+                PathBuf::from("/repo/dsh-sim/src/a.rs"),
+                text("//! ^../shared/claims.md^, ^../s.json^, ^../p/d.mjs^; [b](../../b.md)"),
+            ),
+        ],
+        paths: ["p", "p/d.mjs", "scenarios", "scenarios/s.json"]
+            .map(PathBuf::from)
+            .into(),
+    };
+    assert_eq!(
+        repo_paths::paths_leaving(&repository),
+        [
+            "CONTRIBUTING.md: ../shared/design.md",
+            "CONTRIBUTING.md: ../x",
+            "dsh-sim/src/a.rs: ../shared/claims.md",
+        ]
     );
 }

@@ -1,6 +1,6 @@
 /**
- * A real DSH host in miniature: a Cordis `Context` with DSH's `LlmRuntime` (as
- * research/dsh-host.md's "Minimal host that works"), the plugin mounted in it, and
+ * A real DSH host in miniature: a Cordis `Context` with DSH's `LlmRuntime` (the smallest
+ * host DSH's own packages run in), the plugin mounted in it, and
  * optionally an in-memory attachment service.
  * @module support/host
  */

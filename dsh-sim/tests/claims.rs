@@ -1,7 +1,8 @@
 //! `scenarios/CLAIMS.md` stays honest: it lists exactly the claim IDs of the in-repo design
 //! (`docs/design.md`), each with proofs or "not yet"; every proof exists; every scenario's
-//! `covers` is named among the proofs. When the shared design folder sits beside the
-//! repository (`../shared/design/claims.md`), the in-repo list must not have drifted from it.
+//! `covers` is named among the proofs. Where the design the repository was seeded from still
+//! sits beside the checkout (a `shared` folder next to it, as on the project's own machines),
+//! the in-repo list must not have drifted from its claims; a clone alone skips that check.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

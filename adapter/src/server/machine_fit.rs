@@ -1,6 +1,6 @@
 //! What is known to keep Google's server (1.3.0) from starting on this machine, so that a
 //! server that dies before it answers names the likely cause instead of leaving the user
-//! to hunt (research/platforms.md; README "Platforms"):
+//! to hunt (README "Platforms"):
 //!
 //! - on x86, the server needs AVX;
 //! - on arm64 Linux, its allocator (TCMalloc) fails on 16 KiB (or larger) pages and on

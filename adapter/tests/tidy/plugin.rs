@@ -85,7 +85,7 @@ pub fn without_comments(text: &str) -> String {
     out
 }
 
-/// The relative specifiers (`./x.js`, `../lib/y.js`) a JavaScript text imports.
+/// The relative specifiers (`./x.js`, `../lib/adapter.js`) a JavaScript text imports.
 pub fn relative_specifiers(text: &str) -> Vec<String> {
     let text = without_comments(text);
     let text = text.as_str();
