@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use antigravity_acp::install::{
-    InstallOptions, InstallOutcome, Installer, RegistrySource, current_platform, required_members,
+    AgentIndexSource, InstallOptions, InstallOutcome, Installer, current_platform, required_members,
 };
 use anyhow::{Context, bail};
 use sha2::Digest;
@@ -62,7 +62,7 @@ pub async fn run_install_bench(
     .map_err(anyhow::Error::msg)?;
     let options = InstallOptions {
         cache_dir: Some(work.path().join("cache")),
-        registry: RegistrySource::Url(host.registry_url()),
+        agent_index: AgentIndexSource::Url(host.registry_url()),
         insecure_loopback: true,
         sha256_override: Some(digest),
         ..InstallOptions::default()

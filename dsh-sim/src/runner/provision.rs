@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use antigravity_acp::ServerSource;
 use antigravity_acp::install::{
-    ArchiveLimits, InstallEvent, InstallOptions, Installer, ProgressSink, RegistrySource,
+    AgentIndexSource, ArchiveLimits, InstallEvent, InstallOptions, Installer, ProgressSink,
 };
 use sha2::{Digest, Sha256};
 
@@ -106,10 +106,10 @@ impl Provisioning {
             .transpose()?;
         let options = InstallOptions {
             cache_dir: Some(paths.workspace.join("cache")),
-            registry: if script.registry_inline {
-                RegistrySource::Document(server.registry_document())
+            agent_index: if script.registry_inline {
+                AgentIndexSource::Document(server.registry_document())
             } else {
-                RegistrySource::Url(server.registry_url())
+                AgentIndexSource::Url(server.registry_url())
             },
             insecure_loopback: script.insecure_loopback,
             sha256_override,
