@@ -4,7 +4,7 @@
 //!
 //! [`Installer::ensure`] checks the cache at every launch (`receipt`'s quick check).
 //! When the install is missing, partial or corrupt it takes the cache's lock, checks
-//! again, and installs: the registry entry (`registry`) and its launch command, which
+//! again, and installs: the agent index entry (`agent_index`) and its launch command, which
 //! must be the archive's server member (`launch`), an HTTPS download hashed in one pass
 //! (`download`), the pinned digest, a validated extraction into a staging directory
 //! (`archive`), the receipt, and one atomic rename (`cache`), each step reported
@@ -12,6 +12,7 @@
 //! check cannot cover: a file changed after it and before the exec runs as it is; the next
 //! launch's check finds it and installs again (README, "Provisioning").
 
+mod agent_index;
 mod archive;
 mod cache;
 mod download;
@@ -20,21 +21,20 @@ mod launch;
 mod options;
 mod platform;
 mod receipt;
-mod registry;
 
 use std::path::{Path, PathBuf};
 
+pub use agent_index::{BUILTIN_ENTRY, BinaryTarget, select_target};
 pub use cache::{CURRENT_DIR, LOCK_FILE, PART_FILE, default_cache_dir};
 pub use error::InstallError;
 pub use options::{
-    ArchiveLimits, InstallEvent, InstallOptions, InstallStep, ProgressSink, RegistrySource,
+    AgentIndexSource, ArchiveLimits, InstallEvent, InstallOptions, InstallStep, ProgressSink,
 };
 pub use platform::{
     AGENT_ID, PINNED_ARCHIVE_SHA256, PINNED_VERSION, current_platform, pinned_digest,
     required_members,
 };
 pub use receipt::{FileRecord, RECEIPT_FILE, Receipt};
-pub use registry::{BUILTIN_ENTRY, BinaryTarget, select_target};
 
 use cache::{CacheLayout, CacheLock};
 use receipt::{Depth, ReceiptHead};
@@ -47,9 +47,9 @@ pub const HARNESS_VARIABLE: &str = "ANTIGRAVITY_HARNESS_PATH";
 pub struct InstalledServer {
     /// The server executable.
     pub command: PathBuf,
-    /// Its arguments (the registry's `args`).
+    /// Its arguments (the agent index entry's `args`).
     pub args: Vec<String>,
-    /// The variables to set: the registry entry's `env` and `ANTIGRAVITY_HARNESS_PATH`.
+    /// The variables to set: the agent index entry's `env` and `ANTIGRAVITY_HARNESS_PATH`.
     pub env: Vec<(String, String)>,
     /// The install's folder.
     pub dir: PathBuf,
@@ -320,29 +320,29 @@ impl Installer {
         .await
     }
 
-    /// The registry's binary target for this platform.
+    /// The agent index's binary target for this platform.
     async fn target(&self) -> Result<BinaryTarget, InstallError> {
-        let document = match &self.options.registry {
-            RegistrySource::Builtin => BUILTIN_ENTRY.to_owned(),
-            RegistrySource::Document(text) => text.clone(),
-            RegistrySource::Url(url) => download::fetch_registry(url, &self.options).await?,
+        let document = match &self.options.agent_index {
+            AgentIndexSource::Builtin => BUILTIN_ENTRY.to_owned(),
+            AgentIndexSource::Document(text) => text.clone(),
+            AgentIndexSource::Url(url) => download::fetch_agent_index(url, &self.options).await?,
         };
         select_target(&document, self.platform)
     }
 
     /// Checks the archive digest against the override or the pin, and against the
-    /// registry's `sha256`; returns what it was checked against.
+    /// agent index's `sha256`; returns what it was checked against.
     fn check_digest(
         &self,
         actual: &str,
-        from_registry: Option<&str>,
+        from_index: Option<&str>,
     ) -> Result<&'static str, InstallError> {
         let mismatch = |expected: &str, source_of_pin| InstallError::DigestMismatch {
             actual: actual.to_owned(),
             expected: expected.to_owned(),
             source_of_pin,
         };
-        if let Some(expected) = from_registry
+        if let Some(expected) = from_index
             && expected != actual
         {
             return Err(mismatch(expected, "the registry's sha256"));

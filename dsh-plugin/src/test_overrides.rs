@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use antigravity_acp::AdapterConfig;
 use antigravity_acp::ServerSource;
-use antigravity_acp::install::{ArchiveLimits, InstallEvent, ProgressSink, RegistrySource};
+use antigravity_acp::install::{AgentIndexSource, ArchiveLimits, InstallEvent, ProgressSink};
 use serde::Deserialize;
 
 use crate::failure::{INVALID_CONFIG, Result, thrown};
@@ -72,7 +72,7 @@ pub fn apply(config: &mut AdapterConfig) -> Result<()> {
             max_compression_ratio: install.max_compression_ratio,
         };
         if let Some(document) = install.registry_document {
-            options.registry = RegistrySource::Document(document);
+            options.agent_index = AgentIndexSource::Document(document);
         }
         if let Some(path) = install.events_file {
             let file = std::fs::OpenOptions::new()

@@ -10,7 +10,7 @@
 //! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
 //!   [`confinement`] (what the runner's own fake and relay must reach, confined),
 //!   [`files`] (the files a scenario plants and judges on the real filesystem),
-//!   [`provision`] (install scenarios: the served registry and archive, the cache's
+//!   [`provision`] (install scenarios: the served agent index and archive, the cache's
 //!   starting state), [`leftovers`] (the crash leftovers a scenario plants for B08),
 //!   [`client_tap`] (the client-side journal of a run against any server, `dsh-sim tap`);
 //! - judging it: the judges' room, [`judge`]: the DSH-side expectations, `expect.wire`

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `dsh-sim install` by hand, as a user runs it: against a registry and archive served on
+//! `dsh-sim install` by hand, as a user runs it: against an agent index and archive served on
 //! loopback, it installs, reuses, verifies, reports damage without touching it, repairs,
 //! and refuses a wrong digest or plain HTTP without the opt-in, with exit codes to match.
 
@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::Output;
 
 use dsh_sim::runner::provision::{
-    HARNESS_MEMBER, RegistryServer, SERVER_MEMBER, build_archive, member_here, registry_document,
+    AgentIndexServer, HARNESS_MEMBER, SERVER_MEMBER, agent_index_document, build_archive,
+    member_here,
 };
 use dsh_sim::scenario::{ArchiveKind, RegistryKind, ServeKind};
 use sha2::Digest;
@@ -46,17 +47,17 @@ async fn install_reuse_verify_and_repair_by_hand() {
     .unwrap();
     let digest = hex::encode(sha2::Sha256::digest(&archive.bytes));
     let platform = antigravity_acp::install::current_platform().unwrap();
-    let server = RegistryServer::start(archive.bytes.clone(), ServeKind::Ok, |url| {
-        registry_document(RegistryKind::Entry, platform, url, None)
+    let server = AgentIndexServer::start(archive.bytes.clone(), ServeKind::Ok, |url| {
+        agent_index_document(RegistryKind::Entry, platform, url, None)
     })
     .await
     .unwrap();
-    let registry = server.registry_url();
+    let index_url = server.index_url();
     let cache = work.path().join("cache");
     let cache = cache.to_str().unwrap();
     let base = [
         "--registry",
-        &registry,
+        &index_url,
         "--cache",
         cache,
         "--sha256",
@@ -125,7 +126,7 @@ async fn install_reuse_verify_and_repair_by_hand() {
     let wrong = "0".repeat(64);
     let pinned = install(&[
         "--registry",
-        &registry,
+        &index_url,
         "--cache",
         work.path().join("other").to_str().unwrap(),
         "--insecure-loopback",

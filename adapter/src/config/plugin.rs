@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{AdapterConfig, AuthMethod, ConfinementMode, ServerCommand, ServerSource};
-use crate::install::{InstallOptions, RegistrySource};
+use crate::install::{AgentIndexSource, InstallOptions};
 
 /// An explicit server command (`server: {command, args, env}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -234,7 +234,7 @@ fn install_options(
 ) -> Result<InstallOptions, PluginConfigError> {
     let mut options = InstallOptions::default();
     if let Some(url) = registry {
-        options.registry = RegistrySource::Url(url);
+        options.agent_index = AgentIndexSource::Url(url);
     }
     if let Some(dir) = cache_dir {
         if !dir.is_absolute() {
@@ -325,8 +325,8 @@ mod tests {
             return Err("not installed".into());
         };
         assert_eq!(
-            options.registry,
-            RegistrySource::Url("https://r.example/agents.json".into())
+            options.agent_index,
+            AgentIndexSource::Url("https://r.example/agents.json".into())
         );
         assert_eq!(options.cache_dir, Some(native("/c")));
         assert!(options.insecure_loopback);

@@ -15,8 +15,8 @@ use tokio::io::AsyncWriteExt;
 use super::error::InstallError;
 use super::options::{InstallEvent, InstallOptions, InstallStep};
 
-/// The largest registry document read.
-const MAX_REGISTRY_BYTES: u64 = 4 * 1024 * 1024;
+/// The largest agent index document read.
+const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
 /// How often (in bytes) download progress is reported.
 const PROGRESS_STEP: u64 = 4 * 1024 * 1024;
 
@@ -77,14 +77,14 @@ fn client_for(url: &Url, insecure_loopback: bool) -> Result<reqwest::Client, Ins
         .map_err(|e| InstallError::Network(format!("cannot build an HTTP client ({e})")))
 }
 
-/// Fetches a registry document (at most 4 MiB).
-pub(crate) async fn fetch_registry(
+/// Fetches an agent index document (at most 4 MiB).
+pub(crate) async fn fetch_agent_index(
     url: &str,
     options: &InstallOptions,
 ) -> Result<String, InstallError> {
     let url = checked_url(url, options.insecure_loopback)?;
     let client = client_for(&url, options.insecure_loopback)?;
-    let unavailable = |what: String| InstallError::RegistryUnavailable(what);
+    let unavailable = |what: String| InstallError::AgentIndexUnavailable(what);
     let mut response = client
         .get(url)
         .send()
@@ -100,11 +100,11 @@ pub(crate) async fn fetch_registry(
         .map_err(|e| unavailable(kind_of(&e)))?
     {
         body.extend_from_slice(&chunk);
-        if body.len() as u64 > MAX_REGISTRY_BYTES {
+        if body.len() as u64 > MAX_INDEX_BYTES {
             return Err(unavailable("the document is larger than 4 MiB".to_owned()));
         }
     }
-    String::from_utf8(body).map_err(|_| InstallError::RegistryMalformed("not UTF-8".to_owned()))
+    String::from_utf8(body).map_err(|_| InstallError::AgentIndexMalformed("not UTF-8".to_owned()))
 }
 
 /// Downloads the archive at `url` into `part`, retrying transient failures.

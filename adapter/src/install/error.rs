@@ -1,26 +1,28 @@
 //! `InstallError`: everything that can stop the installer, each with a stable reason
 //! string (`InstallError::reason`) that scenarios, the CLI and DSH's `install_failed`
 //! message use. Messages name what was missing or wrong; they never quote a server's
-//! output or a remote body.
+//! output or a remote body. The code calls the document the installer downloads from the
+//! agent index; its reasons and messages keep the word users configure, `registry`.
 
 use std::path::PathBuf;
 
 /// Why the pinned server could not be installed or verified.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
-    /// The registry document could not be fetched.
+    /// The agent index document could not be fetched (code `registry_unavailable`).
     #[error("cannot fetch the registry: {0}")]
-    RegistryUnavailable(String),
-    /// The registry document is not an agent entry or an index of them.
+    AgentIndexUnavailable(String),
+    /// The agent index document is not an agent entry or an index of them (code
+    /// `registry_malformed`).
     #[error("the registry document is malformed: {0}")]
-    RegistryMalformed(String),
-    /// The registry has no `antigravity-acp` entry.
+    AgentIndexMalformed(String),
+    /// The agent index has no `antigravity-acp` entry.
     #[error("the registry has no `antigravity-acp` entry")]
     AgentMissing,
-    /// The registry's entry is another version than the pinned one.
+    /// The agent index entry is another version than the pinned one.
     #[error("the registry offers antigravity-acp {found}, but this adapter is pinned to {pinned}")]
     VersionMismatch {
-        /// The version the registry offers.
+        /// The version the agent index offers.
         found: String,
         /// The pinned version.
         pinned: &'static str,
@@ -28,7 +30,7 @@ pub enum InstallError {
     /// The entry has no binary for this machine's platform.
     #[error("the registry entry has no binary for platform `{0}`")]
     PlatformMissing(String),
-    /// This machine's platform is not one the registry knows.
+    /// This machine's platform is not one the ACP registry format knows.
     #[error("this machine ({0}) is not a platform the registry serves")]
     UnsupportedPlatform(String),
     /// A URL is not HTTPS (plain HTTP is allowed only to loopback, when opted in).
@@ -108,8 +110,8 @@ impl InstallError {
     /// The stable reason, e.g. `digest_mismatch`.
     pub fn reason(&self) -> &'static str {
         match self {
-            Self::RegistryUnavailable(_) => "registry_unavailable",
-            Self::RegistryMalformed(_) => "registry_malformed",
+            Self::AgentIndexUnavailable(_) => "registry_unavailable",
+            Self::AgentIndexMalformed(_) => "registry_malformed",
             Self::AgentMissing => "agent_missing",
             Self::VersionMismatch { .. } => "version_mismatch",
             Self::PlatformMissing(_) => "platform_missing",

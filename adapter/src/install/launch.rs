@@ -1,5 +1,5 @@
-//! The registry's launch command (`cmd`), checked before anything is fetched: the digest
-//! pins the archive, not the registry entry's `cmd`, so a hostile registry document could
+//! The agent index's launch command (`cmd`), checked before anything is fetched: the
+//! digest pins the archive, not the index entry's `cmd`, so a hostile agent index could
 //! otherwise point the launch outside the verified install. The only command accepted is
 //! the archive's server member at the install's root (`agy_acp_server.par`, or
 //! `./agy_acp_server.par`); the registry format allows nested paths, but the pinned 1.3.0
@@ -8,7 +8,7 @@
 
 use super::error::InstallError;
 
-/// The registry's `cmd` as the server member's name, or why it cannot be launched.
+/// The agent index's `cmd` as the server member's name, or why it cannot be launched.
 pub(crate) fn launch_member(cmd: &str, server: &str) -> Result<String, InstallError> {
     let shown: String = cmd.chars().take(120).collect();
     let refuse = |why: &str| Err(InstallError::BadLaunchCommand(format!("`{shown}` {why}")));

@@ -6,15 +6,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Where the registry entry comes from.
+/// Where the agent index (the document the installer downloads from) comes from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum RegistrySource {
-    /// The registry's published 1.3.0 entry, compiled into the adapter (the default).
+pub enum AgentIndexSource {
+    /// The ACP registry's published 1.3.0 entry, compiled into the adapter (the default).
     #[default]
     Builtin,
-    /// A registry document (an agent entry or an aggregated index) at this URL.
+    /// An agent index document (an agent entry or an aggregated index) at this URL: the
+    /// plugin config's `registry`.
     Url(String),
-    /// A registry document given inline (tests, air-gapped mirrors).
+    /// An agent index document given inline (tests, air-gapped mirrors).
     Document(String),
 }
 
@@ -130,12 +131,12 @@ pub struct InstallOptions {
     /// The cache directory; `None`: the platform's per-user cache dir +
     /// `antigravity-acp/1.3.0/<platform>`.
     pub cache_dir: Option<PathBuf>,
-    /// Where the registry entry comes from.
-    pub registry: RegistrySource,
+    /// Where the agent index comes from.
+    pub agent_index: AgentIndexSource,
     /// Allow plain HTTP to loopback hosts (tests, local mirrors). Never to other hosts.
     pub insecure_loopback: bool,
     /// An archive SHA-256 to require instead of the compiled-in pin (a mirror or a test
-    /// archive). The registry's own `sha256`, when present, is checked as well.
+    /// archive). The agent index's own `sha256`, when present, is checked as well.
     pub sha256_override: Option<String>,
     /// Archive bounds.
     pub limits: ArchiveLimits,
@@ -153,7 +154,7 @@ impl Default for InstallOptions {
     fn default() -> Self {
         Self {
             cache_dir: None,
-            registry: RegistrySource::Builtin,
+            agent_index: AgentIndexSource::Builtin,
             insecure_loopback: false,
             sha256_override: None,
             limits: ArchiveLimits::default(),

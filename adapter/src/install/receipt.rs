@@ -71,7 +71,7 @@ pub struct Receipt {
     pub cmd: String,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Variables the registry entry sets.
+    /// Variables the agent index entry sets.
     pub env: BTreeMap<String, String>,
     /// The harness file, relative to the install.
     pub harness: String,

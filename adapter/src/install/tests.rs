@@ -64,7 +64,7 @@ fn archive(cmd_body: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send 
     Ok(zip.finish()?.into_inner())
 }
 
-fn registry_for(url: &str, cmd: &str) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+fn index_for(url: &str, cmd: &str) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let mut entry: serde_json::Value = serde_json::from_str(BUILTIN_ENTRY)?;
     let target = &mut entry["distribution"]["binary"][current_platform()?];
     target["archive"] = url.into();
@@ -72,17 +72,17 @@ fn registry_for(url: &str, cmd: &str) -> Result<String, Box<dyn std::error::Erro
     Ok(entry.to_string())
 }
 
-fn options_for(cache: &std::path::Path, registry: String, bytes: &[u8]) -> InstallOptions {
+fn options_for(cache: &std::path::Path, index: String, bytes: &[u8]) -> InstallOptions {
     InstallOptions {
         cache_dir: Some(cache.to_path_buf()),
-        registry: RegistrySource::Document(registry),
+        agent_index: AgentIndexSource::Document(index),
         insecure_loopback: true,
         sha256_override: Some(hex::encode(sha2::Sha256::digest(bytes))),
         ..InstallOptions::default()
     }
 }
 
-/// An installer for `bytes` served by `host`, with the registry's `cmd` the server member.
+/// An installer for `bytes` served by `host`, with the agent index's `cmd` the server member.
 fn installer_for(
     bytes: &[u8],
     host: &Host,
@@ -91,7 +91,7 @@ fn installer_for(
     let cmd = format!("./{}", required_members(current_platform()?)[0]);
     Ok(Installer::new(options_for(
         cache,
-        registry_for(&host.url, &cmd)?,
+        index_for(&host.url, &cmd)?,
         bytes,
     ))?)
 }
@@ -213,7 +213,7 @@ async fn nothing_is_fetched_or_written_before_ensure() -> TestResult {
     let root = tempfile::tempdir()?;
     let cache = root.path().join("cache");
     let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let installer = Installer::new(options_for(&cache, registry_for(&host.url, &cmd)?, &bytes))?;
+    let installer = Installer::new(options_for(&cache, index_for(&host.url, &cmd)?, &bytes))?;
     assert!(!cache.exists());
     assert_eq!(host.hits.load(Ordering::SeqCst), 0);
     drop(installer);
@@ -237,7 +237,7 @@ async fn a_launch_command_outside_the_archive_root_is_refused() -> TestResult {
     ] {
         let installer = Installer::new(options_for(
             cache.path(),
-            registry_for(&host.url, cmd)?,
+            index_for(&host.url, cmd)?,
             &bytes,
         ))?;
         let result = installer.ensure().await;
@@ -386,7 +386,7 @@ async fn a_receipt_of_many_files_is_read_and_an_oversized_one_refused() -> TestR
     let cache = tempfile::tempdir()?;
     let installer = Installer::new(options_for(
         cache.path(),
-        registry_for(&host.url, &format!("./{server}"))?,
+        index_for(&host.url, &format!("./{server}"))?,
         &bytes,
     ))?;
     installer.ensure().await?;
@@ -425,10 +425,10 @@ fn refused_by(ensured: Result<InstallReport, InstallError>, pin: &str) {
 async fn an_install_is_reused_only_under_the_digest_in_force() -> TestResult {
     let installed = Installed::new(b"#!/bin/sh\n").await?;
     let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    let registry = registry_for(&installed.host.url, &cmd)?;
+    let index = index_for(&installed.host.url, &cmd)?;
     let with = |sha256_override: Option<String>| InstallOptions {
         sha256_override,
-        ..options_for(installed.cache.path(), registry.clone(), b"")
+        ..options_for(installed.cache.path(), index.clone(), b"")
     };
     let pinned = Installer::new(with(None))?;
     let report = pinned.verify().await;

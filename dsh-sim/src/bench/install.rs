@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use antigravity_acp::install::{
-    InstallOptions, InstallOutcome, Installer, RegistrySource, current_platform, required_members,
+    AgentIndexSource, InstallOptions, InstallOutcome, Installer, current_platform, required_members,
 };
 use anyhow::{Context, bail};
 use sha2::Digest;
 
-use crate::runner::provision::{RegistryServer, registry_document};
+use crate::runner::provision::{AgentIndexServer, agent_index_document};
 use crate::scenario::{RegistryKind, ServeKind};
 
 /// One measured figure.
@@ -55,14 +55,14 @@ pub async fn run_install_bench(
     }
     let bytes = zip.finish()?.into_inner();
     let digest = hex::encode(sha2::Sha256::digest(&bytes));
-    let host = RegistryServer::start(bytes, ServeKind::Ok, |url| {
-        registry_document(RegistryKind::Entry, platform, url, None)
+    let host = AgentIndexServer::start(bytes, ServeKind::Ok, |url| {
+        agent_index_document(RegistryKind::Entry, platform, url, None)
     })
     .await
     .map_err(anyhow::Error::msg)?;
     let options = InstallOptions {
         cache_dir: Some(work.path().join("cache")),
-        registry: RegistrySource::Url(host.registry_url()),
+        agent_index: AgentIndexSource::Url(host.index_url()),
         insecure_loopback: true,
         sha256_override: Some(digest),
         ..InstallOptions::default()

@@ -146,7 +146,7 @@ pub const MCP_CALL_SPAN: u64 = 2;
 /// The chat chunk a DSH abort, drop or disposal strikes at is drawn from
 /// `0..CHUNK_SPAN` (the fast scenarios stream between 3 and 40 chunks per chat).
 pub const CHUNK_SPAN: u64 = 24;
-/// The archive byte after which the registry host drops the connection is drawn from
+/// The archive byte after which the agent index host drops the connection is drawn from
 /// `0..INSTALL_BYTE_SPAN` (the test archive is about 900 bytes).
 pub const INSTALL_BYTE_SPAN: u64 = 1_000;
 

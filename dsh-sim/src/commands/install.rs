@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use antigravity_acp::install::{
-    InstallEvent, InstallOptions, InstallOutcome, InstallStep, Installer, ProgressSink,
-    RegistrySource,
+    AgentIndexSource, InstallEvent, InstallOptions, InstallOutcome, InstallStep, Installer,
+    ProgressSink,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -76,10 +76,10 @@ pub async fn run_install(args: InstallArgs) -> anyhow::Result<bool> {
     let extracted = Mutex::new(0usize);
     let options = InstallOptions {
         cache_dir: args.cache.clone(),
-        registry: args
+        agent_index: args
             .registry
             .clone()
-            .map_or(RegistrySource::Builtin, RegistrySource::Url),
+            .map_or(AgentIndexSource::Builtin, AgentIndexSource::Url),
         insecure_loopback: args.insecure_loopback,
         sha256_override: args.sha256.clone(),
         progress: Some(ProgressSink(Arc::new(move |event: &InstallEvent| {

@@ -1,15 +1,15 @@
 //! Install scenarios, the runner's side: it builds a real ZIP whose server member
-//! launches the fake, serves it with a registry document on loopback HTTP, puts the cache
+//! launches the fake, serves it with an agent index document on loopback HTTP, puts the cache
 //! in the scenario's starting state (a good install then damage, installer processes run
 //! at once, one killed mid-extraction or at any step), arms the scenario's install fault
 //! (`install_fault`), hands the adapter an *installed* server source, and afterwards
 //! records what the judge of the install ([`crate::runner::judge::install`]) reads: the
 //! archive requests counted on the wire, the events, the cache's leftovers.
 
+mod agent_index_server;
 mod archive_builder;
 mod cache_steps;
 mod install_fault;
-mod registry_server;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,25 +17,25 @@ use std::time::Duration;
 
 use antigravity_acp::ServerSource;
 use antigravity_acp::install::{
-    ArchiveLimits, InstallEvent, InstallOptions, Installer, ProgressSink, RegistrySource,
+    AgentIndexSource, ArchiveLimits, InstallEvent, InstallOptions, Installer, ProgressSink,
 };
 use sha2::{Digest, Sha256};
 
+pub use agent_index_server::AgentIndexServer;
 pub use archive_builder::{
     BuiltArchive, HARNESS_MEMBER, PLANTED_PREFIX, SERVER_MEMBER, SIBLING_MEMBER,
     build as build_archive, member_here,
 };
-pub use cache_steps::registry_document;
-pub use registry_server::RegistryServer;
+pub use cache_steps::agent_index_document;
 
 use crate::scenario::{InstallFault, InstallOutcomeKind, InstallScript, PinKind};
 use install_fault::SwapPlan;
 
-/// A scenario's provisioning: the registry host, the cache and what the adapter did.
+/// A scenario's provisioning: the agent index host, the cache and what the adapter did.
 pub struct Provisioning {
     /// Whether the chat starts from an empty cache (no install, damage or installers before).
     started_empty: bool,
-    server: RegistryServer,
+    server: AgentIndexServer,
     archive: BuiltArchive,
     options: InstallOptions,
     events: Arc<Mutex<Vec<InstallEvent>>>,
@@ -77,21 +77,21 @@ impl Provisioning {
         )?;
         let digest = hex::encode(Sha256::digest(&archive.bytes));
         let platform = antigravity_acp::install::current_platform().map_err(|e| e.to_string())?;
-        let registry_digest = match script.registry_sha256 {
+        let index_digest = match script.registry_sha256 {
             crate::scenario::RegistryDigest::None => None,
             crate::scenario::RegistryDigest::Matching => Some(digest.clone()),
             crate::scenario::RegistryDigest::Wrong => Some("0".repeat(64)),
         };
-        let make_registry = |url: &str| {
-            cache_steps::registry_document(
+        let make_index = |url: &str| {
+            cache_steps::agent_index_document(
                 script.registry,
                 platform,
                 url,
-                registry_digest.as_deref(),
+                index_digest.as_deref(),
             )
         };
         let server =
-            RegistryServer::start(archive.bytes.clone(), script.serve, make_registry).await?;
+            AgentIndexServer::start(archive.bytes.clone(), script.serve, make_index).await?;
         let sha256_override = match script.pin {
             PinKind::Archive => Some(digest.clone()),
             PinKind::Builtin => None,
@@ -106,10 +106,10 @@ impl Provisioning {
             .transpose()?;
         let options = InstallOptions {
             cache_dir: Some(paths.workspace.join("cache")),
-            registry: if script.registry_inline {
-                RegistrySource::Document(server.registry_document())
+            agent_index: if script.registry_inline {
+                AgentIndexSource::Document(server.index_document())
             } else {
-                RegistrySource::Url(server.registry_url())
+                AgentIndexSource::Url(server.index_url())
             },
             insecure_loopback: script.insecure_loopback,
             sha256_override,
@@ -182,7 +182,7 @@ impl Provisioning {
         }
         let command = cache_steps::InstallerCommand {
             program,
-            registry: self.server.registry_url(),
+            index_url: self.server.index_url(),
             options: &self.options,
         };
         if script.concurrent_installers > 0 {
@@ -208,10 +208,10 @@ impl Provisioning {
         self.workspace.join("cache")
     }
 
-    /// Stops the registry host and returns what the judge needs.
+    /// Stops the agent index host and returns what the judge needs.
     pub async fn finish(self) -> ProvisionRecord {
         let downloads = self.server.downloads();
-        let registry_fetches = self.server.registry_fetches();
+        let index_fetches = self.server.index_fetches();
         let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
         let cache_dir = self.workspace.join("cache");
         let published_after_chat = cache_dir
@@ -226,7 +226,7 @@ impl Provisioning {
         self.server.stop().await;
         ProvisionRecord {
             downloads,
-            registry_fetches,
+            index_fetches,
             started_empty: self.started_empty,
             published_after_chat,
             leftovers_after_chat,
@@ -261,8 +261,8 @@ pub fn cache_leftovers(cache: &Path) -> Vec<String> {
 pub struct ProvisionRecord {
     /// Archive requests answered.
     pub downloads: usize,
-    /// Registry-document requests answered.
-    pub registry_fetches: usize,
+    /// Agent index document requests answered.
+    pub index_fetches: usize,
     /// Whether the chat started from an empty cache.
     pub started_empty: bool,
     /// Whether an install was published when the chat ended.

@@ -10,11 +10,11 @@ fn every_reason_is_its_stable_string() {
     let io = std::io::Error::from(std::io::ErrorKind::NotFound);
     let cases = [
         (
-            InstallError::RegistryUnavailable(String::new()),
+            InstallError::AgentIndexUnavailable(String::new()),
             "registry_unavailable",
         ),
         (
-            InstallError::RegistryMalformed(String::new()),
+            InstallError::AgentIndexMalformed(String::new()),
             "registry_malformed",
         ),
         (InstallError::AgentMissing, "agent_missing"),

@@ -1,7 +1,7 @@
 //! Judging an install scenario from outside the adapter: archive requests counted by the
-//! registry host, the outcome of the chat's first launch, the cache compared byte for byte
-//! with the served archive, no leftovers, nothing planted anywhere in the workspace,
-//! every server launched with the harness beside it and the registry's arguments, and,
+//! agent index host, the outcome of the chat's first launch, the cache compared byte for
+//! byte with the served archive, no leftovers, nothing planted anywhere in the workspace,
+//! every server launched with the harness beside it and the index entry's arguments, and,
 //! after an install fault, a next launch that leaves a verified install.
 
 use std::path::Path;
@@ -33,16 +33,16 @@ pub fn judge_install(
             && expected != record.downloads
         {
             failures.push(format!(
-                "install: expected {expected} archive download(s), the registry host answered {}",
+                "install: expected {expected} archive download(s), the agent index host answered {}",
                 record.downloads
             ));
         }
         if let Some(expected) = expect.registry_fetches
-            && expected != record.registry_fetches
+            && expected != record.index_fetches
         {
             failures.push(format!(
-                "install: expected {expected} registry fetch(es), the registry host answered {}",
-                record.registry_fetches
+                "install: expected {expected} agent index fetch(es), the agent index host answered {}",
+                record.index_fetches
             ));
         }
         if let Some(expected) = expect.outcome
@@ -229,8 +229,8 @@ fn files_under(dir: &Path) -> Vec<String> {
     found
 }
 
-/// Every server ran from the install, with the harness path set and the registry's
-/// arguments last.
+/// Every server ran from the install, with the harness path set and the agent index
+/// entry's arguments last.
 fn check_launches(record: &ProvisionRecord, processes: &[ProcessFacts]) -> Vec<String> {
     let harness = record
         .cache_dir
@@ -238,7 +238,7 @@ fn check_launches(record: &ProvisionRecord, processes: &[ProcessFacts]) -> Vec<S
         .join(member_here(HARNESS_MEMBER))
         .display()
         .to_string();
-    let registry_args: &[&str] = if cfg!(target_os = "linux") {
+    let entry_args: &[&str] = if cfg!(target_os = "linux") {
         &["--uid="]
     } else {
         &[]
@@ -253,13 +253,13 @@ fn check_launches(record: &ProvisionRecord, processes: &[ProcessFacts]) -> Vec<S
             ));
         }
         if !process.args.ends_with(
-            &registry_args
+            &entry_args
                 .iter()
                 .map(|a| (*a).to_owned())
                 .collect::<Vec<_>>(),
         ) {
             failures.push(format!(
-                "server process {} was not started with the registry's arguments {registry_args:?}: {:?}",
+                "server process {} was not started with the agent index entry's arguments {entry_args:?}: {:?}",
                 index + 1,
                 process.args
             ));

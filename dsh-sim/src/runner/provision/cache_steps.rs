@@ -1,4 +1,4 @@
-//! The scenario's starting state: the registry document it serves, the damage done to a
+//! The scenario's starting state: the agent index document it serves, the damage done to a
 //! good install, and `dsh-sim install` processes run at once or killed mid-extraction or
 //! at any install step.
 
@@ -18,8 +18,8 @@ use crate::scenario::{CacheStep, KillStep, RegistryKind};
 /// How long an installer process may take to reach a point the runner waits for.
 const INSTALLER_BOUND: Duration = Duration::from_secs(30);
 
-/// The registry document for `kind`, with `platform`'s archive at `archive_url`.
-pub fn registry_document(
+/// The agent index document for `kind`, with `platform`'s archive at `archive_url`.
+pub fn agent_index_document(
     kind: RegistryKind,
     platform: &str,
     archive_url: &str,
@@ -123,12 +123,12 @@ fn remove_exec_bit(path: &Path) -> Result<(), String> {
     ))
 }
 
-/// How to run `dsh-sim install` against the scenario's registry and cache.
+/// How to run `dsh-sim install` against the scenario's agent index and cache.
 pub struct InstallerCommand<'a> {
     /// The dsh-sim binary.
     pub program: &'a Path,
-    /// The registry URL.
-    pub registry: String,
+    /// The agent index URL (passed as `--registry`).
+    pub index_url: String,
     /// The options the adapter gets (cache, pin, loopback).
     pub options: &'a InstallOptions,
 }
@@ -144,7 +144,10 @@ impl InstallerCommand<'_> {
         pause_at: Option<KillStep>,
     ) -> Result<Child, String> {
         let mut command = Command::new(self.program);
-        command.arg("install").arg("--registry").arg(&self.registry);
+        command
+            .arg("install")
+            .arg("--registry")
+            .arg(&self.index_url);
         if let Some(cache) = &self.options.cache_dir {
             command.arg("--cache").arg(cache);
         }

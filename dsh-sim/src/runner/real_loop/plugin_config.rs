@@ -8,7 +8,7 @@
 //! express is named, never silently dropped.
 
 use antigravity_acp::config::PluginConfig;
-use antigravity_acp::install::RegistrySource;
+use antigravity_acp::install::AgentIndexSource;
 use antigravity_acp::{AdapterConfig, ConfinementMode, ServerSource};
 use serde_json::{Map, Value, json};
 
@@ -62,12 +62,12 @@ pub fn plugin_config(
         }
         ServerSource::Installed(install) => {
             let mut test = Map::new();
-            match &install.registry {
-                RegistrySource::Builtin => {}
-                RegistrySource::Url(url) => {
+            match &install.agent_index {
+                AgentIndexSource::Builtin => {}
+                AgentIndexSource::Url(url) => {
                     plugin.insert("registry".into(), json!(url));
                 }
-                RegistrySource::Document(document) => {
+                AgentIndexSource::Document(document) => {
                     test.insert("registryDocument".into(), json!(document));
                 }
             }

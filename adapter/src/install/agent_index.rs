@@ -1,7 +1,8 @@
-//! Reading the ACP registry's format: a single agent entry, or the aggregated index
-//! `{"version", "agents": [...]}`. Picks `antigravity-acp` at the pinned version and this
-//! machine's platform, and returns its binary target (`archive`, `cmd`, `args`, `env`,
-//! optional `sha256`). A missing or malformed part is an error naming it.
+//! Reading the agent index: the document the installer downloads from, in the public ACP
+//! registry's format (what users configure as `registry`): a single agent entry, or the
+//! aggregated index `{"version", "agents": [...]}`. Picks `antigravity-acp` at the pinned
+//! version and this machine's platform, and returns its binary target (`archive`, `cmd`,
+//! `args`, `env`, optional `sha256`). A missing or malformed part is an error naming it.
 
 use std::collections::BTreeMap;
 
@@ -10,11 +11,11 @@ use serde_json::Value;
 use super::error::InstallError;
 use super::platform::{AGENT_ID, PINNED_VERSION, parse_digest};
 
-/// The registry's published 1.3.0 entry, compiled in: the default registry, so a pinned
-/// adapter never depends on where the registry's `latest` has moved.
+/// The ACP registry's published 1.3.0 entry, compiled in: the default agent index, so a
+/// pinned adapter never depends on where the registry's `latest` has moved.
 pub const BUILTIN_ENTRY: &str = include_str!("antigravity-acp-1.3.0.agent.json");
 
-/// One platform's binary distribution, as the registry describes it.
+/// One platform's binary distribution, as the agent index describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BinaryTarget {
     /// The archive's URL.
@@ -25,14 +26,14 @@ pub struct BinaryTarget {
     pub args: Vec<String>,
     /// Variables the entry asks to set.
     pub env: BTreeMap<String, String>,
-    /// The archive's SHA-256, when the registry gives one.
+    /// The archive's SHA-256, when the agent index gives one.
     pub sha256: Option<String>,
 }
 
-/// Finds the pinned `antigravity-acp` binary for `platform` in a registry document.
+/// Finds the pinned `antigravity-acp` binary for `platform` in an agent index document.
 pub fn select_target(document: &str, platform: &str) -> Result<BinaryTarget, InstallError> {
     let value: Value = serde_json::from_str(document)
-        .map_err(|e| InstallError::RegistryMalformed(format!("not JSON ({e})")))?;
+        .map_err(|e| InstallError::AgentIndexMalformed(format!("not JSON ({e})")))?;
     let entry = find_entry(&value)?;
     let version = entry
         .get("version")
@@ -56,7 +57,7 @@ pub fn select_target(document: &str, platform: &str) -> Result<BinaryTarget, Ins
 }
 
 fn missing(what: &str) -> InstallError {
-    InstallError::RegistryMalformed(format!("{what} is missing or of the wrong type"))
+    InstallError::AgentIndexMalformed(format!("{what} is missing or of the wrong type"))
 }
 
 /// The `antigravity-acp` entry: the document itself, or one of an index's `agents`.
@@ -107,7 +108,7 @@ fn parse_target(target: &Value, platform: &str) -> Result<BinaryTarget, InstallE
     let sha256 = match target.get("sha256") {
         None => None,
         Some(Value::String(digest)) => Some(parse_digest(digest).map_err(|_| {
-            InstallError::RegistryMalformed(format!("{} is not 64 hex digits", field("sha256")))
+            InstallError::AgentIndexMalformed(format!("{} is not 64 hex digits", field("sha256")))
         })?),
         Some(_) => return Err(missing(&field("sha256"))),
     };
@@ -185,7 +186,7 @@ mod tests {
         assert!(error.to_string().contains("linux-x86_64.cmd"), "{error}");
         assert!(matches!(
             select_target("not json", "linux-x86_64"),
-            Err(InstallError::RegistryMalformed(_))
+            Err(InstallError::AgentIndexMalformed(_))
         ));
         Ok(())
     }

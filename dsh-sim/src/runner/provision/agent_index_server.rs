@@ -1,4 +1,5 @@
-//! The registry's host, on loopback: serves the registry document and the archive over
+//! The agent index's host, on loopback: serves the agent index document (what the
+//! installer's `registry` points at) and the archive over
 //! plain HTTP (the installer is told `insecure_loopback`), counts the archive requests,
 //! and misbehaves as the scenario asks (404, a stall, a truncated body, a first 503, and
 //! the `drop_connection` fault: a body cut at a given byte for a given number of requests).
@@ -19,56 +20,56 @@ use crate::scenario::ServeKind;
 
 /// The archive's path on the server.
 pub const ARCHIVE_PATH: &str = "/agy-acp-server-1.3.0.zip";
-/// The registry document's path.
-pub const REGISTRY_PATH: &str = "/registry.json";
+/// The agent index document's path.
+pub const INDEX_PATH: &str = "/registry.json";
 /// Where `redirect_loopback` sends the archive request.
 const MOVED_PATH: &str = "/moved/agy-acp-server-1.3.0.zip";
 
 struct Served {
     archive: Bytes,
-    registry: String,
+    index: String,
     serve: ServeKind,
     downloads: AtomicUsize,
-    registry_fetches: AtomicUsize,
+    index_fetches: AtomicUsize,
     /// The `drop_connection` fault: archive requests still to cut, and where.
     drops_left: AtomicUsize,
     drop_at: AtomicU64,
     stop: CancellationToken,
 }
 
-/// A running loopback registry host.
-pub struct RegistryServer {
+/// A running loopback agent index host.
+pub struct AgentIndexServer {
     address: SocketAddr,
     served: Arc<Served>,
     task: tokio::task::JoinHandle<()>,
 }
 
-impl RegistryServer {
-    /// Starts serving; `registry` is made from the archive URL by `make_registry`.
+impl AgentIndexServer {
+    /// Starts serving; the index document is made from the archive URL by `make_index`.
     pub async fn start(
         archive: Vec<u8>,
         serve: ServeKind,
-        make_registry: impl FnOnce(&str) -> String,
+        make_index: impl FnOnce(&str) -> String,
     ) -> Result<Self, String> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .await
-            .map_err(|e| format!("cannot bind the registry host: {e}"))?;
+            .map_err(|e| format!("cannot bind the agent index host: {e}"))?;
         let address = listener
             .local_addr()
-            .map_err(|e| format!("cannot read the registry host's address: {e}"))?;
+            .map_err(|e| format!("cannot read the agent index host's address: {e}"))?;
         let archive_url = format!("http://{address}{ARCHIVE_PATH}");
         let served = Arc::new(Served {
             archive: Bytes::from(archive),
-            registry: make_registry(&archive_url),
+            index: make_index(&archive_url),
             serve,
             downloads: AtomicUsize::new(0),
-            registry_fetches: AtomicUsize::new(0),
+            index_fetches: AtomicUsize::new(0),
             drops_left: AtomicUsize::new(0),
             drop_at: AtomicU64::new(0),
             stop: CancellationToken::new(),
         });
         let app = Router::new()
-            .route(REGISTRY_PATH, get(registry))
+            .route(INDEX_PATH, get(index_document))
             .route(ARCHIVE_PATH, get(archive_file))
             .route(MOVED_PATH, get(moved_archive))
             .with_state(served.clone());
@@ -76,7 +77,7 @@ impl RegistryServer {
         let task = tokio::spawn(async move {
             let serving = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
             if let Err(error) = serving.await {
-                tracing::warn!(%error, "the registry host stopped");
+                tracing::warn!(%error, "the agent index host stopped");
             }
         });
         Ok(Self {
@@ -86,9 +87,9 @@ impl RegistryServer {
         })
     }
 
-    /// The registry document's URL.
-    pub fn registry_url(&self) -> String {
-        format!("http://{}{REGISTRY_PATH}", self.address)
+    /// The agent index document's URL.
+    pub fn index_url(&self) -> String {
+        format!("http://{}{INDEX_PATH}", self.address)
     }
 
     /// How many archive requests were answered so far.
@@ -96,9 +97,9 @@ impl RegistryServer {
         self.served.downloads.load(Ordering::SeqCst)
     }
 
-    /// How many registry-document requests were answered so far.
-    pub fn registry_fetches(&self) -> usize {
-        self.served.registry_fetches.load(Ordering::SeqCst)
+    /// How many agent index document requests were answered so far.
+    pub fn index_fetches(&self) -> usize {
+        self.served.index_fetches.load(Ordering::SeqCst)
     }
 
     /// From now on, the next `requests` archive requests get the Content-Length and the
@@ -108,9 +109,9 @@ impl RegistryServer {
         self.served.drops_left.store(requests, Ordering::SeqCst);
     }
 
-    /// The registry document it serves.
-    pub fn registry_document(&self) -> String {
-        self.served.registry.clone()
+    /// The agent index document it serves.
+    pub fn index_document(&self) -> String {
+        self.served.index.clone()
     }
 
     /// Stops serving (a stalled body ends) and waits for the server task.
@@ -120,16 +121,16 @@ impl RegistryServer {
             .await
             .is_err()
         {
-            tracing::warn!("the registry host did not stop in time");
+            tracing::warn!("the agent index host did not stop in time");
         }
     }
 }
 
-async fn registry(State(served): State<Arc<Served>>) -> Response {
-    served.registry_fetches.fetch_add(1, Ordering::SeqCst);
+async fn index_document(State(served): State<Arc<Served>>) -> Response {
+    served.index_fetches.fetch_add(1, Ordering::SeqCst);
     (
         [(header::CONTENT_TYPE, "application/json")],
-        served.registry.clone(),
+        served.index.clone(),
     )
         .into_response()
 }
@@ -164,7 +165,7 @@ async fn archive_file(State(served): State<Arc<Served>>) -> Response {
             let body = futures::stream::iter([Ok::<_, std::io::Error>(half)]).chain(
                 futures::stream::once(async move {
                     stop.cancelled().await;
-                    Err(std::io::Error::other("the registry host stopped"))
+                    Err(std::io::Error::other("the agent index host stopped"))
                 }),
             );
             Response::builder()
