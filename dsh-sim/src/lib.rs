@@ -3,8 +3,8 @@
 //!
 //! Map of the crate, room by room (each module's doc says what it owns):
 //! - [`scenario`]: the YAML scenario format (what a scenario says, not how it is run),
-//!   its strict parser ([`scenario::load`]), its rules ([`scenario::validation`]) and
-//!   its JSON Schema ([`scenario::schema`]).
+//!   its strict parser (`scenario::load`), its rules (`scenario::validation`) and
+//!   its JSON Schema (`scenario::schema`).
 //! - [`host`]: DSH in miniature, the host the adapter is mounted in: the adapter registry
 //!   and model precedence ([`host::registry`]), the agent loop ([`host::agent_loop`]),
 //!   the stream rules DSH enforces ([`host::stream_rules`]), DSH's tools and permission
