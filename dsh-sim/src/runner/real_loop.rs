@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use antigravity_acp::AdapterConfig;
 use serde_json::{Value, json};
+use test_support::test_overrides::{self, TestOverrides};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
@@ -345,8 +346,10 @@ impl Driver {
         spec: &Path,
         stderr: &Path,
         config: &AdapterConfig,
-        overrides: &Value,
+        overrides: &TestOverrides,
     ) -> Result<Self, String> {
+        let overrides = serde_json::to_string(overrides)
+            .map_err(|e| format!("cannot write the test addon's overrides: {e}"))?;
         let stderr = std::fs::File::create(stderr)
             .map_err(|e| format!("cannot make the real loop's stderr file: {e}"))?;
         let mut command = tokio::process::Command::new(&host.node);
@@ -360,7 +363,7 @@ impl Driver {
         if let Some(env) = &config.host_env {
             command.env_clear().envs(env.iter().cloned());
         }
-        command.env(plugin_config::OVERRIDES_VARIABLE, overrides.to_string());
+        command.env(test_overrides::VARIABLE, overrides);
         let mut child = command.spawn().map_err(|e| {
             format!(
                 "cannot start DSH's loop ({} {}): {e}",
