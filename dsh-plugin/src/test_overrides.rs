@@ -4,7 +4,8 @@
 //! own loop with the settings dsh-sim's loop gives the adapter: the sign-in timeout in
 //! milliseconds, a simulated Landlock ABI ceiling, and the installer's millisecond stall
 //! and retry bounds, archive limits, an inline registry document and its progress events
-//! (appended to a file as JSON lines, which the install judge reads). The variable and the document are `test_support::test_overrides`'s.
+//! (appended to a file as JSON lines, `InstallEvent`'s serde shape, which the install
+//! judge reads). The variable and the document are `test_support::test_overrides`'s.
 //! Unset: nothing changes. A broken value is refused `ACP_INVALID_CONFIG` naming only the
 //! variable.
 
@@ -62,23 +63,11 @@ pub fn apply(config: &mut AdapterConfig) -> Result<()> {
             let file = Arc::new(Mutex::new(file));
             options.progress = Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
                 // A lost line fails the install judge's outcome check, never the install.
-                if let Ok(mut file) = file.lock() {
-                    let _lost = writeln!(file, "{}", event_json(event));
+                if let (Ok(line), Ok(mut file)) = (serde_json::to_string(event), file.lock()) {
+                    let _lost = writeln!(file, "{line}");
                 }
             })));
         }
     }
     Ok(())
-}
-
-/// The events the install judge reads, as JSON (`kind`, and `why` or `repaired`).
-fn event_json(event: &InstallEvent) -> serde_json::Value {
-    match event {
-        InstallEvent::Reused => serde_json::json!({"kind": "reused"}),
-        InstallEvent::Repairing { why } => serde_json::json!({"kind": "repairing", "why": why}),
-        InstallEvent::Installed { repaired } => {
-            serde_json::json!({"kind": "installed", "repaired": repaired})
-        }
-        _ => serde_json::json!({"kind": "other"}),
-    }
 }

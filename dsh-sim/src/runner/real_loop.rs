@@ -62,28 +62,10 @@ pub fn skip_reason(scenario: &Scenario, options: &RunnerOptions) -> Option<Strin
 /// The installer's progress events the test addon recorded during the chat, for the
 /// install judge (empty when it recorded none).
 pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::InstallEvent> {
-    use antigravity_acp::install::InstallEvent;
     let text =
         std::fs::read_to_string(plugin_config::install_events_file(workspace)).unwrap_or_default();
     text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter_map(|event| match event.get("kind").and_then(Value::as_str)? {
-            "reused" => Some(InstallEvent::Reused),
-            "repairing" => Some(InstallEvent::Repairing {
-                why: event
-                    .get("why")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            }),
-            "installed" => Some(InstallEvent::Installed {
-                repaired: event
-                    .get("repaired")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            }),
-            _ => None,
-        })
+        .filter_map(|line| serde_json::from_str(line).ok())
         .collect()
 }
 
