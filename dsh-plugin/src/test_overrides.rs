@@ -4,53 +4,28 @@
 //! own loop with the settings dsh-sim's loop gives the adapter: the sign-in timeout in
 //! milliseconds, a simulated Landlock ABI ceiling, and the installer's millisecond stall
 //! and retry bounds, archive limits, an inline registry document and its progress events
-//! (appended to a file as JSON lines, which the install judge reads). Unset: nothing
-//! changes. A broken value is refused `ACP_INVALID_CONFIG` naming only the variable.
+//! (appended to a file as JSON lines, `InstallEvent`'s serde shape, which the install
+//! judge reads). The variable and the document are `test_support::test_overrides`'s.
+//! Unset: nothing changes. A broken value is refused `ACP_INVALID_CONFIG` naming only the
+//! variable.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use antigravity_acp::AdapterConfig;
 use antigravity_acp::ServerSource;
 use antigravity_acp::install::{AgentIndexSource, ArchiveLimits, InstallEvent, ProgressSink};
-use serde::Deserialize;
+use test_support::test_overrides::{TestOverrides, VARIABLE};
 
 use crate::failure::{INVALID_CONFIG, Result, thrown};
-
-/// The variable read.
-pub const VARIABLE: &str = "ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES";
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Overrides {
-    sign_in_timeout_ms: Option<u64>,
-    landlock_abi_ceiling: Option<u8>,
-    install: Option<InstallOverrides>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct InstallOverrides {
-    stall_timeout_ms: u64,
-    retries: u32,
-    retry_backoff_ms: u64,
-    max_archive_bytes: u64,
-    max_entries: usize,
-    max_entry_bytes: u64,
-    max_total_bytes: u64,
-    max_compression_ratio: u64,
-    registry_document: Option<String>,
-    events_file: Option<PathBuf>,
-}
 
 /// Applies the overrides in the environment, if any, to `config`.
 pub fn apply(config: &mut AdapterConfig) -> Result<()> {
     let Some(text) = std::env::var_os(VARIABLE) else {
         return Ok(());
     };
-    let overrides: Overrides = serde_json::from_str(&text.to_string_lossy())
+    let overrides: TestOverrides = serde_json::from_str(&text.to_string_lossy())
         .map_err(|_| thrown(INVALID_CONFIG, format!("{VARIABLE} is not its JSON shape")))?;
     if let Some(ms) = overrides.sign_in_timeout_ms {
         config.sign_in_timeout = Duration::from_millis(ms);
@@ -88,23 +63,11 @@ pub fn apply(config: &mut AdapterConfig) -> Result<()> {
             let file = Arc::new(Mutex::new(file));
             options.progress = Some(ProgressSink(Arc::new(move |event: &InstallEvent| {
                 // A lost line fails the install judge's outcome check, never the install.
-                if let Ok(mut file) = file.lock() {
-                    let _lost = writeln!(file, "{}", event_json(event));
+                if let (Ok(line), Ok(mut file)) = (serde_json::to_string(event), file.lock()) {
+                    let _lost = writeln!(file, "{line}");
                 }
             })));
         }
     }
     Ok(())
-}
-
-/// The events the install judge reads, as JSON (`kind`, and `why` or `repaired`).
-fn event_json(event: &InstallEvent) -> serde_json::Value {
-    match event {
-        InstallEvent::Reused => serde_json::json!({"kind": "reused"}),
-        InstallEvent::Repairing { why } => serde_json::json!({"kind": "repairing", "why": why}),
-        InstallEvent::Installed { repaired } => {
-            serde_json::json!({"kind": "installed", "repaired": repaired})
-        }
-        _ => serde_json::json!({"kind": "other"}),
-    }
 }

@@ -7,9 +7,12 @@
 //! - [`process_is_live`]: a portable liveness check (`kill(pid, 0)`), used by tests and by
 //!   the simulator's leak check; [`process_is_running`] also tells a zombie (an orphan
 //!   nobody reaps) from a running process.
+//! - [`test_overrides`]: the test addon's overrides document and its variable, which
+//!   `dsh-sim run --real-loop` writes and the plugin's test addon reads.
 
 mod bounds;
 mod liveness;
+pub mod test_overrides;
 mod watchdog;
 
 pub use bounds::{NotWithin, within};

@@ -124,7 +124,7 @@ pub(crate) async fn download_archive(
                 attempt += 1;
                 options.report(InstallEvent::Retrying {
                     attempt,
-                    reason: error.reason(),
+                    reason: error.reason().into(),
                 });
                 tokio::time::sleep(backoff).await;
                 backoff = backoff.saturating_mul(2);

@@ -1,10 +1,18 @@
 //! What an installer can be told (`InstallOptions`), the archive bounds (`ArchiveLimits`),
 //! and the events it reports while it works (`InstallEvent`).
+//!
+//! An event is also JSON (serde: `kind` in snake_case, then the variant's fields, e.g.
+//! `{"kind":"repairing","why":"..."}`; a step is `{"kind":"step","step":"verify"}`): the
+//! plugin's test addon appends events to a file in this shape and dsh-sim's install judge
+//! reads them back.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 /// Where the agent index (the document the installer downloads from) comes from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,7 +60,8 @@ impl Default for ArchiveLimits {
 /// A step of an install that leaves the cache in a state of its own if the installer
 /// dies there (each is reported as [`InstallEvent::Step`] as it begins). Extraction is
 /// reported file by file instead ([`InstallEvent::Extracting`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum InstallStep {
     /// The download's `archive.zip.part` was just created, empty.
     Download,
@@ -68,9 +77,11 @@ pub enum InstallStep {
 }
 
 /// What the installer is doing, for progress displays and logs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InstallEvent {
     /// An install step begins.
+    #[serde(with = "step_field")]
     Step(InstallStep),
     /// The install was checked and is usable as it is.
     Reused,
@@ -100,7 +111,7 @@ pub enum InstallEvent {
         /// Which attempt comes next (2, 3, ...).
         attempt: u32,
         /// The failure's stable reason.
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
     /// A file is being extracted.
     Extracting {
@@ -112,6 +123,31 @@ pub enum InstallEvent {
         /// Whether it replaced a broken one.
         repaired: bool,
     },
+}
+
+/// [`InstallEvent::Step`]'s step as a field named `step` (serde cannot put a bare unit
+/// variant beside the `kind` tag).
+mod step_field {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::InstallStep;
+
+    /// The step as the event's one field.
+    #[derive(Serialize, Deserialize)]
+    struct Field {
+        /// The step.
+        step: InstallStep,
+    }
+
+    /// Writes `step` as `"step": ...`.
+    pub(super) fn serialize<S: Serializer>(step: &InstallStep, to: S) -> Result<S::Ok, S::Error> {
+        Field { step: *step }.serialize(to)
+    }
+
+    /// Reads the `step` field.
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<InstallStep, D::Error> {
+        Field::deserialize(from).map(|field| field.step)
+    }
 }
 
 /// A callback told every [`InstallEvent`]. It runs on the installer's threads: keep it
@@ -172,5 +208,60 @@ impl InstallOptions {
         if let Some(sink) = &self.progress {
             (sink.0)(&event);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events the install judge reads have their documented shape, and every event
+    /// reads back as itself.
+    #[test]
+    fn events_are_json_with_a_snake_case_kind() -> crate::TestResult {
+        let shapes = [
+            (InstallEvent::Reused, r#"{"kind":"reused"}"#),
+            (
+                InstallEvent::Repairing { why: "gone".into() },
+                r#"{"kind":"repairing","why":"gone"}"#,
+            ),
+            (
+                InstallEvent::Installed { repaired: true },
+                r#"{"kind":"installed","repaired":true}"#,
+            ),
+            (
+                InstallEvent::Step(InstallStep::Verify),
+                r#"{"kind":"step","step":"verify"}"#,
+            ),
+            (
+                InstallEvent::Retrying {
+                    attempt: 2,
+                    reason: "stalled".into(),
+                },
+                r#"{"kind":"retrying","attempt":2,"reason":"stalled"}"#,
+            ),
+        ];
+        for (event, json) in shapes {
+            assert_eq!(serde_json::to_string(&event)?, json);
+            assert_eq!(serde_json::from_str::<InstallEvent>(json)?, event);
+        }
+        for event in [
+            InstallEvent::WaitingForLock,
+            InstallEvent::DownloadStarted {
+                url: "https://example.test/a.zip".into(),
+                total: None,
+            },
+            InstallEvent::Downloaded {
+                bytes: 3,
+                total: Some(9),
+            },
+            InstallEvent::Extracting {
+                path: "bin/server".into(),
+            },
+        ] {
+            let json = serde_json::to_string(&event)?;
+            assert_eq!(serde_json::from_str::<InstallEvent>(&json)?, event);
+        }
+        Ok(())
     }
 }

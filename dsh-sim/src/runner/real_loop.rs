@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use antigravity_acp::AdapterConfig;
 use serde_json::{Value, json};
+use test_support::test_overrides::{self, TestOverrides};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
@@ -61,28 +62,10 @@ pub fn skip_reason(scenario: &Scenario, options: &RunnerOptions) -> Option<Strin
 /// The installer's progress events the test addon recorded during the chat, for the
 /// install judge (empty when it recorded none).
 pub fn install_events(workspace: &Path) -> Vec<antigravity_acp::install::InstallEvent> {
-    use antigravity_acp::install::InstallEvent;
     let text =
         std::fs::read_to_string(plugin_config::install_events_file(workspace)).unwrap_or_default();
     text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter_map(|event| match event.get("kind").and_then(Value::as_str)? {
-            "reused" => Some(InstallEvent::Reused),
-            "repairing" => Some(InstallEvent::Repairing {
-                why: event
-                    .get("why")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            }),
-            "installed" => Some(InstallEvent::Installed {
-                repaired: event
-                    .get("repaired")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            }),
-            _ => None,
-        })
+        .filter_map(|line| serde_json::from_str(line).ok())
         .collect()
 }
 
@@ -345,8 +328,10 @@ impl Driver {
         spec: &Path,
         stderr: &Path,
         config: &AdapterConfig,
-        overrides: &Value,
+        overrides: &TestOverrides,
     ) -> Result<Self, String> {
+        let overrides = serde_json::to_string(overrides)
+            .map_err(|e| format!("cannot write the test addon's overrides: {e}"))?;
         let stderr = std::fs::File::create(stderr)
             .map_err(|e| format!("cannot make the real loop's stderr file: {e}"))?;
         let mut command = tokio::process::Command::new(&host.node);
@@ -360,7 +345,7 @@ impl Driver {
         if let Some(env) = &config.host_env {
             command.env_clear().envs(env.iter().cloned());
         }
-        command.env(plugin_config::OVERRIDES_VARIABLE, overrides.to_string());
+        command.env(test_overrides::VARIABLE, overrides);
         let mut child = command.spawn().map_err(|e| {
             format!(
                 "cannot start DSH's loop ({} {}): {e}",

@@ -2,18 +2,16 @@
 //! DSH plugin's JSON config (`PluginConfig`, camelCase), so DSH's loop runs the adapter
 //! with the same settings. What users cannot set (the sign-in timeout, a simulated Landlock
 //! ceiling, the installer's bounds, limits, inline registry and progress events) goes in
-//! the test addon's `ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES` (`dsh-plugin/src/test_overrides.rs`,
-//! feature `test-hooks`). The conversion is checked by reading the JSON back through the
-//! plugin's own `PluginConfig::into_adapter_config`: any other setting the plugin cannot
-//! express is named, never silently dropped.
+//! the test addon's overrides (`test_support::test_overrides`, read by
+//! `dsh-plugin/src/test_overrides.rs`, feature `test-hooks`). The conversion is checked by
+//! reading the JSON back through the plugin's own `PluginConfig::into_adapter_config`: any
+//! other setting the plugin cannot express is named, never silently dropped.
 
 use antigravity_acp::config::PluginConfig;
 use antigravity_acp::install::AgentIndexSource;
 use antigravity_acp::{AdapterConfig, ConfinementMode, ServerSource};
 use serde_json::{Map, Value, json};
-
-/// The variable the test addon reads its overrides from.
-pub const OVERRIDES_VARIABLE: &str = "ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES";
+use test_support::test_overrides::{InstallOverrides, TestOverrides};
 
 /// The file the test addon appends the installer's progress events to, in `workspace`.
 pub fn install_events_file(workspace: &std::path::Path) -> std::path::PathBuf {
@@ -25,8 +23,8 @@ pub fn install_events_file(workspace: &std::path::Path) -> std::path::PathBuf {
 pub struct PluginSetup {
     /// The plugin's JSON config.
     pub config: Value,
-    /// `ANTIGRAVITY_ACP_DSH_TEST_OVERRIDES`'s JSON.
-    pub overrides: Value,
+    /// The test addon's overrides.
+    pub overrides: TestOverrides,
 }
 
 /// `config` as the plugin's JSON config and the test addon's overrides, or which of its
@@ -35,17 +33,14 @@ pub fn plugin_config(
     config: &AdapterConfig,
     workspace: &std::path::Path,
 ) -> Result<PluginSetup, String> {
-    let mut overrides = Map::new();
+    let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     let defaults = AdapterConfig::default();
-    if config.sign_in_timeout != defaults.sign_in_timeout {
-        overrides.insert(
-            "signInTimeoutMs".into(),
-            json!(u64::try_from(config.sign_in_timeout.as_millis()).unwrap_or(u64::MAX)),
-        );
-    }
-    if let Some(ceiling) = config.landlock_abi_ceiling {
-        overrides.insert("landlockAbiCeiling".into(), json!(ceiling));
-    }
+    let mut overrides = TestOverrides {
+        sign_in_timeout_ms: (config.sign_in_timeout != defaults.sign_in_timeout)
+            .then(|| ms(config.sign_in_timeout)),
+        landlock_abi_ceiling: config.landlock_abi_ceiling,
+        install: None,
+    };
     let mut plugin = Map::new();
     plugin.insert("provider".into(), json!(config.provider));
     match &config.server {
@@ -61,33 +56,30 @@ pub fn plugin_config(
             );
         }
         ServerSource::Installed(install) => {
-            let mut test = Map::new();
-            match &install.agent_index {
-                AgentIndexSource::Builtin => {}
+            let registry_document = match &install.agent_index {
+                AgentIndexSource::Builtin => None,
                 AgentIndexSource::Url(url) => {
                     plugin.insert("registry".into(), json!(url));
+                    None
                 }
-                AgentIndexSource::Document(document) => {
-                    test.insert("registryDocument".into(), json!(document));
-                }
-            }
-            if install.progress.is_some() {
-                test.insert("eventsFile".into(), json!(install_events_file(workspace)));
-            }
-            let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-            test.insert("stallTimeoutMs".into(), json!(ms(install.stall_timeout)));
-            test.insert("retries".into(), json!(install.retries));
-            test.insert("retryBackoffMs".into(), json!(ms(install.retry_backoff)));
+                AgentIndexSource::Document(document) => Some(document.clone()),
+            };
             let limits = &install.limits;
-            test.insert("maxArchiveBytes".into(), json!(limits.max_archive_bytes));
-            test.insert("maxEntries".into(), json!(limits.max_entries));
-            test.insert("maxEntryBytes".into(), json!(limits.max_entry_bytes));
-            test.insert("maxTotalBytes".into(), json!(limits.max_total_bytes));
-            test.insert(
-                "maxCompressionRatio".into(),
-                json!(limits.max_compression_ratio),
-            );
-            overrides.insert("install".into(), Value::Object(test));
+            overrides.install = Some(InstallOverrides {
+                registry_document,
+                events_file: install
+                    .progress
+                    .is_some()
+                    .then(|| install_events_file(workspace)),
+                stall_timeout_ms: ms(install.stall_timeout),
+                retries: install.retries,
+                retry_backoff_ms: ms(install.retry_backoff),
+                max_archive_bytes: limits.max_archive_bytes,
+                max_entries: limits.max_entries,
+                max_entry_bytes: limits.max_entry_bytes,
+                max_total_bytes: limits.max_total_bytes,
+                max_compression_ratio: limits.max_compression_ratio,
+            });
             if let Some(dir) = &install.cache_dir {
                 plugin.insert("cacheDir".into(), json!(dir));
             }
@@ -100,12 +92,11 @@ pub fn plugin_config(
     if let Some(root) = &config.scratch_root {
         plugin.insert("scratchRoot".into(), json!(root));
     }
-    let ms = |d: std::time::Duration| json!(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    plugin.insert("timeoutMs".into(), ms(config.timeout));
-    plugin.insert("toolTimeoutMs".into(), ms(config.tool_timeout));
+    plugin.insert("timeoutMs".into(), json!(ms(config.timeout)));
+    plugin.insert("toolTimeoutMs".into(), json!(ms(config.tool_timeout)));
     plugin.insert(
         "idleProcessTimeoutMs".into(),
-        ms(config.idle_process_timeout),
+        json!(ms(config.idle_process_timeout)),
     );
     plugin.insert("maxIdleProcesses".into(), json!(config.max_idle_processes));
     plugin.insert(
@@ -136,7 +127,7 @@ pub fn plugin_config(
     check_round_trip(config, &plugin)?;
     Ok(PluginSetup {
         config: plugin,
-        overrides: Value::Object(overrides),
+        overrides,
     })
 }
 
