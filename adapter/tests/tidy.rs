@@ -16,6 +16,8 @@ mod imports;
 mod plugin;
 #[path = "tidy/repo_paths.rs"]
 mod repo_paths;
+#[path = "tidy/walk.rs"]
+mod walk;
 
 use std::path::{Path, PathBuf};
 
@@ -31,17 +33,12 @@ fn workspace_root() -> PathBuf {
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if path.is_dir() {
-            if name != "target" && name != "node_modules" && !name.starts_with('.') {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
+    let files = walk::files_below(dir, walk::ours);
+    out.extend(
+        files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "rs")),
+    );
 }
 
 /// Every crate of the workspace, by folder.
@@ -67,15 +64,20 @@ fn sources() -> Vec<PathBuf> {
     files
 }
 
-#[test]
-fn no_source_file_exceeds_the_line_budget() {
-    let over: Vec<String> = sources()
+/// Each of `files` over the line budget, with its count.
+fn over_the_line_budget(files: Vec<PathBuf>) -> Vec<String> {
+    files
         .into_iter()
         .filter_map(|path| {
             let lines = std::fs::read_to_string(&path).unwrap().lines().count();
             (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", path.display()))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn no_source_file_exceeds_the_line_budget() {
+    let over = over_the_line_budget(sources());
     assert!(over.is_empty(), "split these by responsibility: {over:#?}");
 }
 
@@ -84,13 +86,7 @@ fn no_source_file_exceeds_the_line_budget() {
 fn no_plugin_script_exceeds_the_line_budget() {
     let scripts = plugin::source_files(&workspace_root().join("dsh-plugin"));
     assert!(scripts.len() > 10, "found too few plugin sources");
-    let over: Vec<String> = scripts
-        .into_iter()
-        .filter_map(|path| {
-            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", path.display()))
-        })
-        .collect();
+    let over = over_the_line_budget(scripts);
     assert!(over.is_empty(), "split these by responsibility: {over:#?}");
 }
 
@@ -351,25 +347,17 @@ fn nothing_is_downloaded_at_build_time_and_no_google_binary_is_shipped() {
             "{krate}'s manifest names a build script"
         );
     }
-    let mut shipped = Vec::new();
-    let mut pending = vec![root.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if path.is_dir() {
-                // npm's installs (ignored by git, never shipped): the Windows Node of
-                // ci/windows-node is a `node.exe`.
-                if name != "target" && name != "node_modules" && !name.starts_with('.') {
-                    pending.push(path);
-                }
-            } else if [".par", ".zip", ".exe"].iter().any(|e| name.ends_with(e))
+    // npm's installs (ignored by git, never shipped) are left out: the Windows Node of
+    // ci/windows-node is a `node.exe`.
+    let shipped: Vec<String> = walk::files_below(&root, walk::ours)
+        .into_iter()
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            [".par", ".zip", ".exe"].iter().any(|e| name.ends_with(e))
                 || name.starts_with("localharness_external")
-            {
-                shipped.push(path.display().to_string());
-            }
-        }
-    }
+        })
+        .map(|path| path.display().to_string())
+        .collect();
     assert!(
         shipped.is_empty(),
         "binaries or archives in the repository: {shipped:?}"

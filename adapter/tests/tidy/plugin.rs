@@ -12,26 +12,16 @@ const NOT_SOURCE: [&str; 3] = ["node_modules", "target", "npm"];
 
 /// Every source file of the plugin (JavaScript and Rust), under `root`.
 pub fn source_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if path.is_dir() {
-                if !NOT_SOURCE.contains(&name.as_str()) && !name.starts_with('.') {
-                    pending.push(path);
-                }
-            } else if [".js", ".mjs", ".cjs", ".rs"]
+    let enter = |name: &str| !NOT_SOURCE.contains(&name) && !name.starts_with('.');
+    crate::walk::files_below(root, enter)
+        .into_iter()
+        .filter(|path| {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            [".js", ".mjs", ".cjs", ".rs"]
                 .iter()
                 .any(|ext| name.ends_with(ext))
-            {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
+        })
+        .collect()
 }
 
 /// `text` with its `//` and `/* */` comments blanked out (strings and template literals

@@ -26,28 +26,29 @@ pub struct Repository {
 
 /// The repository at `root`.
 pub fn read_repository(root: &Path) -> Repository {
-    let mut found = Vec::new();
-    let mut paths = BTreeSet::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            paths.insert(path.strip_prefix(root).unwrap().to_path_buf());
-            if path.is_dir() {
-                if (!NOT_OURS.contains(&name.as_str()) && !name.starts_with('.')) || name == ".ci" {
-                    pending.push(path);
-                }
-            } else if READ.iter().any(|ext| name.ends_with(ext)) {
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                found.push((path, text));
-            }
-        }
-    }
-    found.sort();
+    let enter = |name: &str| (!NOT_OURS.contains(&name) && !name.starts_with('.')) || name == ".ci";
+    let all = crate::walk::files_below(root, enter);
+    let paths = all
+        .iter()
+        .filter_map(|path| path.strip_prefix(root).ok())
+        .flat_map(Path::ancestors)
+        .filter(|path| !path.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .collect();
+    let files = all
+        .into_iter()
+        .filter(|path| {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            READ.iter().any(|ext| name.ends_with(ext))
+        })
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            (path, text)
+        })
+        .collect();
     Repository {
         root: root.to_path_buf(),
-        files: found,
+        files,
         paths,
     }
 }
