@@ -38,6 +38,7 @@ mod tests {
     fn an_even_count_takes_the_mean_of_the_middle_two() {
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[5.0, 1.0, 4.0, 2.0, 3.0]), 3.0);
         assert_eq!(median(&[]), 0.0);
         let ms = |n| Duration::from_millis(n);
         assert_eq!(median_ms(&[ms(1), ms(4)]), 2.5);

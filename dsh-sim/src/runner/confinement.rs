@@ -140,5 +140,22 @@ mod tests {
             assert_eq!(dirs, [links, std::fs::canonicalize(&real).unwrap()]);
         }
         assert!(program_dirs(Path::new("no-such-program-anywhere-here")).is_empty());
+        // A relative path with a folder in it is taken from here, not looked up on PATH.
+        let here = std::path::absolute("src").unwrap();
+        assert_eq!(program_dirs(Path::new("src/lib.rs")).first(), Some(&here));
+    }
+
+    #[test]
+    fn a_relayed_command_reads_its_programs_folders_and_writes_the_journal() {
+        let program = std::path::absolute("src/lib.rs").unwrap();
+        let command = ServerCommand {
+            program: program.clone(),
+            args: Vec::new(),
+            env: Vec::new(),
+        };
+        let paths = RunnerPaths::relayed(&command, Path::new("/j"));
+        assert_eq!(paths.read, program_dirs(&program));
+        assert!(!paths.read.is_empty());
+        assert_eq!(paths.write, [PathBuf::from("/j")]);
     }
 }
