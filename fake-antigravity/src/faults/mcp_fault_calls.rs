@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::faults::mcp_faults::{McpFault, McpFaultKind};
-use crate::mcp::exchange::{McpClientError, McpJournal, answer_in_body};
+use crate::mcp::exchange::{McpClientError, McpJournal, answer_in_body, is_event_stream};
 use crate::state::mcp_servers::HttpMcpServer;
 
 /// How many `tools/call` a burst sends at once: one more than a bridge's 64.
@@ -201,11 +201,7 @@ async fn post(target: &Target, id: u64, params: &Value) -> Result<Value, String>
         .await
         .map_err(|e| format!("transport: {e}"))?;
     let status = response.status();
-    let event_stream = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
+    let event_stream = is_event_stream(response.headers());
     let text = response
         .text()
         .await

@@ -31,7 +31,7 @@ use crate::faults::mcp_faults::McpFault;
 use crate::journal::writer::JournalWriter;
 use crate::script::McpClientScript;
 
-use super::exchange::{McpClientError, McpJournal, answer_in_body};
+use super::exchange::{McpClientError, McpJournal, answer_in_body, is_event_stream};
 use crate::faults::mcp_fault_calls;
 use crate::script::mcp_version_header::VersionHeader;
 use crate::state::mcp_servers::HttpMcpServer;
@@ -99,11 +99,7 @@ impl HttpRpc {
             {
                 *slot = Some(session.clone());
             }
-            let event_stream = response
-                .headers()
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with("text/event-stream"));
+            let event_stream = is_event_stream(response.headers());
             let text = response
                 .text()
                 .await

@@ -2,7 +2,8 @@
 //! or an MCP client fault does (`faults/mcp_fault_calls.rs`): why an exchange failed
 //! ([`McpClientError`]), the journal of one server's traffic (`McpJournal`: one
 //! `McpRequest` per request, one `McpResponse` per answer or failure, with its JSON-RPC id),
-//! and the JSON-RPC answer found in a response body (`answer_in_body`). Both import this
+//! whether an answer comes as an event stream (`is_event_stream`), and the JSON-RPC answer
+//! found in a response body (`answer_in_body`). Both import this
 //! file, so the faults need not import the client that calls them (no two files import
 //! each other).
 
@@ -91,6 +92,15 @@ impl McpJournal {
             });
         }
     }
+}
+
+/// Whether `headers` say the answer is a server-sent event stream (`text/event-stream`)
+/// rather than one JSON body.
+pub(crate) fn is_event_stream(headers: &http::HeaderMap) -> bool {
+    headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// The JSON-RPC message answering `id` in a response body: the body itself (JSON), or
