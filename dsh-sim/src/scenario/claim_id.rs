@@ -1,12 +1,12 @@
-//! Claim IDs: `C01`..`C73` for the seed design's claims, `B01`..`B08` for those beyond it.
+//! Claim IDs: `C01`..`C73` for the seed design's claims, `B01`..`B10` for those beyond it.
 //! A scenario's `covers` list is checked while parsing, so a bad ID has a location.
 
 use serde::{Deserialize, Deserializer, de};
 
 /// The highest design claim number (`C73`).
 const LAST_DESIGN_CLAIM: u32 = 73;
-/// The highest beyond-the-design claim number (`B08`).
-const LAST_BEYOND_CLAIM: u32 = 8;
+/// The highest beyond-the-design claim number (`B10`).
+const LAST_BEYOND_CLAIM: u32 = 10;
 
 /// A valid claim ID such as `C18` or `B01`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,7 +35,7 @@ impl<'de> Deserialize<'de> for ClaimId {
         let text = String::deserialize(deserializer)?;
         Self::parse(&text).ok_or_else(|| {
             de::Error::custom(format!(
-                "unknown claim ID `{text}`: expected C01..C{LAST_DESIGN_CLAIM} or B01..B0{LAST_BEYOND_CLAIM}"
+                "unknown claim ID `{text}`: expected C01..C{LAST_DESIGN_CLAIM} or B01..B{LAST_BEYOND_CLAIM:02}"
             ))
         })
     }
@@ -48,7 +48,7 @@ impl schemars::JsonSchema for ClaimId {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A claim ID: C01..C73 for the design's claims, B01..B08 beyond it.",
+            "description": "A claim ID: C01..C73 for the design's claims, B01..B10 beyond it.",
             "type": "string",
             "enum": all_claim_ids(),
         })
@@ -67,7 +67,7 @@ pub fn is_claim_id(text: &str) -> bool {
         && digits.parse::<u32>().is_ok_and(|n| (1..=last).contains(&n))
 }
 
-/// Every known claim ID, `C01`..`C73` then `B01`..`B08`.
+/// Every known claim ID, `C01`..`C73` then `B01`..`B10`.
 pub fn all_claim_ids() -> Vec<String> {
     (1..=LAST_DESIGN_CLAIM)
         .map(|n| format!("C{n:02}"))
@@ -86,9 +86,10 @@ mod tests {
         assert!(is_claim_id("B05"));
         assert!(is_claim_id("B07"));
         assert!(is_claim_id("B08"));
-        for bad in ["C00", "C74", "B09", "C1", "c01", "C001", "X01", "", "C+1"] {
+        assert!(is_claim_id("B10"));
+        for bad in ["C00", "C74", "B11", "C1", "c01", "C001", "X01", "", "C+1"] {
             assert!(!is_claim_id(bad), "{bad}");
         }
-        assert_eq!(all_claim_ids().len(), 81);
+        assert_eq!(all_claim_ids().len(), 83);
     }
 }
