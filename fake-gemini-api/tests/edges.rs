@@ -17,10 +17,15 @@ async fn a_prompt_no_turn_matches_is_a_400_and_journaled() {
     assert_eq!(answer["error"]["status"], "FAILED_PRECONDITION");
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("fake-gemini-api: "), "{message}");
-    assert!(message.contains("turn none") && message.contains("\"beta\""), "{message}");
+    assert!(
+        message.contains("turn none") && message.contains("\"beta\""),
+        "{message}"
+    );
     let entries = read_journal(&fake.journal_path()).unwrap();
     assert!(matches!(&entries[0], JournalEntry::Request(_)));
-    assert!(matches!(&entries[1], JournalEntry::Unscripted { seq: 1, reason } if reason == message));
+    assert!(
+        matches!(&entries[1], JournalEntry::Unscripted { seq: 1, reason } if reason == message)
+    );
 }
 
 #[tokio::test]
@@ -55,7 +60,13 @@ async fn wait_for_cancel_journals_cancelled_when_the_client_drops() {
         .wait_for(|entry| matches!(entry, JournalEntry::Cancelled { .. }))
         .await;
     assert_eq!(cancelled, JournalEntry::Cancelled { seq: 1, turn: 0 });
-    assert!(!fake.api.journal().iter().any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. })));
+    assert!(
+        !fake
+            .api
+            .journal()
+            .iter()
+            .any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. }))
+    );
 }
 
 #[tokio::test]
@@ -69,7 +80,11 @@ async fn wait_for_cancel_without_a_cancel_fails_the_expectation_and_finishes() {
     assert!(journal.iter().any(|entry| matches!(entry,
         JournalEntry::ExpectationFailed { seq: 1, turn: 0, step: 1, reason }
             if reason == "no cancel within 50 ms")));
-    assert!(!journal.iter().any(|entry| matches!(entry, JournalEntry::Cancelled { .. })));
+    assert!(
+        !journal
+            .iter()
+            .any(|entry| matches!(entry, JournalEntry::Cancelled { .. }))
+    );
 }
 
 #[tokio::test]
@@ -81,9 +96,16 @@ async fn api_keys_are_journaled_by_shape_only() {
     let query_key = "QuerySecret45678";
     let bearer = "BearerSecret9";
     let answers = [
-        fake.post_with(stream, &body, &[("x-goog-api-key", header_key)]).await,
-        fake.post_with(&format!("{stream}&key={query_key}"), &body, &[]).await,
-        fake.post_with(stream, &body, &[("authorization", &format!("Bearer {bearer}"))]).await,
+        fake.post_with(stream, &body, &[("x-goog-api-key", header_key)])
+            .await,
+        fake.post_with(&format!("{stream}&key={query_key}"), &body, &[])
+            .await,
+        fake.post_with(
+            stream,
+            &body,
+            &[("authorization", &format!("Bearer {bearer}"))],
+        )
+        .await,
     ];
     for answer in answers {
         assert_eq!(answer.status(), 200);
@@ -143,13 +165,22 @@ async fn a_json_side_request_gets_a_minimal_schema_instance_and_is_no_turn() {
                        "ok": {"type": "boolean"}}}});
     let (_, answer) = fake.generate(&router).await;
     let text = parts(&answer)[0]["text"].as_str().unwrap().to_owned();
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(),
-               json!({"model_choice": "flash", "ok": false}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        json!({"model_choice": "flash", "ok": false})
+    );
 
-    let events = fake.stream(&prompt("the real prompt", &[])).await.all().await;
+    let events = fake
+        .stream(&prompt("the real prompt", &[]))
+        .await
+        .all()
+        .await;
     assert_eq!(parts(&events[0]), vec![json!({"text": "the turn"})]);
     let journal = fake.api.journal();
-    let utilities = journal.iter().filter(|entry| matches!(entry, JournalEntry::Utility { .. })).count();
+    let utilities = journal
+        .iter()
+        .filter(|entry| matches!(entry, JournalEntry::Utility { .. }))
+        .count();
     assert_eq!(utilities, 2);
     let responses: Vec<u64> = journal
         .iter()

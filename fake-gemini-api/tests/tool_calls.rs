@@ -36,7 +36,11 @@ fn follow_up(role: &str, result: Value) -> Value {
 #[tokio::test]
 async fn a_call_segment_then_results_in_user_or_model_contents_play_the_next_segment() {
     let fake = Fake::start(read_script()).await;
-    let events = fake.stream(&prompt("please read", &[READ_FILE])).await.all().await;
+    let events = fake
+        .stream(&prompt("please read", &[READ_FILE]))
+        .await
+        .all()
+        .await;
     assert_eq!(events.len(), 2);
     assert_eq!(parts(&events[0]), vec![json!({"text": "Reading"})]);
     let call = &parts(&events[1])[0];
@@ -48,12 +52,21 @@ async fn a_call_segment_then_results_in_user_or_model_contents_play_the_next_seg
 
     let good = json!({"output": "hello world"});
     for (seq, role) in [(2, "user"), (3, "model")] {
-        let events = fake.stream(&follow_up(role, good.clone())).await.all().await;
+        let events = fake
+            .stream(&follow_up(role, good.clone()))
+            .await
+            .all()
+            .await;
         assert_eq!(parts(&events[0]), vec![json!({"text": "Done"})], "{role}");
         let journal = entries_of(&fake.api.journal(), seq);
-        assert!(matches!(&journal[1], JournalEntry::Response { segment: 1, .. }), "{role}");
         assert!(
-            !journal.iter().any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. })),
+            matches!(&journal[1], JournalEntry::Response { segment: 1, .. }),
+            "{role}"
+        );
+        assert!(
+            !journal
+                .iter()
+                .any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. })),
             "{role}: {journal:?}"
         );
     }
@@ -64,7 +77,10 @@ async fn expect_result_mismatches_are_journaled_and_the_segment_still_plays() {
     let fake = Fake::start(read_script()).await;
     let cases = [
         (json!({"error": "no such file"}), "is_error is true"),
-        (json!({"content": [{"text": "hello"}], "isError": true}), "is_error is true"),
+        (
+            json!({"content": [{"text": "hello"}], "isError": true}),
+            "is_error is true",
+        ),
         (json!({"output": "goodbye"}), "does not contain \"hello\""),
     ];
     for (seq, (result, reason_part)) in (1..).zip(cases) {
@@ -74,7 +90,12 @@ async fn expect_result_mismatches_are_journaled_and_the_segment_still_plays() {
         let failure = journal
             .iter()
             .find_map(|entry| match entry {
-                JournalEntry::ExpectationFailed { turn: 0, step: 2, reason, .. } => Some(reason),
+                JournalEntry::ExpectationFailed {
+                    turn: 0,
+                    step: 2,
+                    reason,
+                    ..
+                } => Some(reason),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("no expectation_failed for seq {seq}: {journal:?}"));
@@ -95,8 +116,14 @@ async fn a_request_past_the_last_segment_is_unscripted_naming_turn_and_step() {
     assert_eq!(answer["error"]["status"], "FAILED_PRECONDITION");
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("fake-gemini-api: "), "{message}");
-    assert!(message.contains("turn 0") && message.contains("step 4"), "{message}");
-    assert!(message.contains("segment 2") && message.contains("please read"), "{message}");
+    assert!(
+        message.contains("turn 0") && message.contains("step 4"),
+        "{message}"
+    );
+    assert!(
+        message.contains("segment 2") && message.contains("please read"),
+        "{message}"
+    );
     let journal = fake.api.journal();
     assert!(journal.iter().any(|entry| matches!(entry,
         JournalEntry::Unscripted { seq: 1, reason } if reason == message)));
@@ -129,24 +156,56 @@ async fn tool_names_resolve_exactly_or_by_hash_suffix_and_never_loosely() {
     let fake = Fake::start(script).await;
     let resolving: [(&[&str], &str); 4] = [
         (&["read_file", "read_file_c9f8123bd272"], "read_file"),
-        (&["other", "read_file_c9f8123bd272"], "read_file_c9f8123bd272"),
-        (&["mcp_dsh_read_file_c9f8123bd272"], "mcp_dsh_read_file_c9f8123bd272"),
-        (&["mcp_dsh_xread_file_c9f8123bd272", "a_read_file_0123456789ab"], "a_read_file_0123456789ab"),
+        (
+            &["other", "read_file_c9f8123bd272"],
+            "read_file_c9f8123bd272",
+        ),
+        (
+            &["mcp_dsh_read_file_c9f8123bd272"],
+            "mcp_dsh_read_file_c9f8123bd272",
+        ),
+        (
+            &[
+                "mcp_dsh_xread_file_c9f8123bd272",
+                "a_read_file_0123456789ab",
+            ],
+            "a_read_file_0123456789ab",
+        ),
     ];
     for (declared, expected) in resolving {
         let events = fake.stream(&prompt("go", declared)).await.all().await;
-        assert_eq!(parts(&events[0])[0]["functionCall"]["name"], expected, "{declared:?}");
+        assert_eq!(
+            parts(&events[0])[0]["functionCall"]["name"],
+            expected,
+            "{declared:?}"
+        );
     }
     let refused: [(&[&str], &str); 3] = [
-        (&["read_file_c9f8123bd272", "mcp_dsh_read_file_0123456789ab"], "several"),
-        (&["read_file_extra", "my_read_file", "read_files_c9f8123bd272"], "no declared"),
-        (&["xread_file_c9f8123bd272", "read_file_C9F8123BD272", "read_file_c9f8"], "no declared"),
+        (
+            &["read_file_c9f8123bd272", "mcp_dsh_read_file_0123456789ab"],
+            "several",
+        ),
+        (
+            &["read_file_extra", "my_read_file", "read_files_c9f8123bd272"],
+            "no declared",
+        ),
+        (
+            &[
+                "xread_file_c9f8123bd272",
+                "read_file_C9F8123BD272",
+                "read_file_c9f8",
+            ],
+            "no declared",
+        ),
     ];
     for (declared, why) in refused {
         let (status, answer) = fake.stream_error(&prompt("go", declared)).await;
         assert_eq!(status, 400, "{declared:?}");
         let message = answer["error"]["message"].as_str().unwrap();
-        assert!(message.contains(why) && message.contains("turn 0 step 0"), "{message}");
+        assert!(
+            message.contains(why) && message.contains("turn 0 step 0"),
+            "{message}"
+        );
     }
     let unscripted = fake
         .api
@@ -171,9 +230,17 @@ async fn a_native_the_agent_did_not_declare_is_withheld() {
     let journal = fake.api.journal();
     assert!(journal.iter().any(|entry| matches!(entry,
         JournalEntry::NativeWithheld { seq: 1, name } if name == "run_shell_command")));
-    assert!(!journal.iter().any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. })));
+    assert!(
+        !journal
+            .iter()
+            .any(|entry| matches!(entry, JournalEntry::ExpectationFailed { .. }))
+    );
 
-    let events = fake.stream(&prompt("go", &["run_shell_command"])).await.all().await;
+    let events = fake
+        .stream(&prompt("go", &["run_shell_command"]))
+        .await
+        .all()
+        .await;
     assert_eq!(
         parts(&events[0]),
         vec![json!({"functionCall": {"name": "run_shell_command", "args": {"command": "ls"}}})]
