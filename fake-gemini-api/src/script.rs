@@ -2,7 +2,7 @@
 //!
 //! Its own serde types (strict: unknown fields are refused), parsed from JSON and checked
 //! by [`ModelScript::from_json`]. How steps group into segments (one model response each)
-//! lives in [`crate::segments`].
+//! lives in the `segments` module.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,7 +113,7 @@ pub struct UsageStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
-    /// The host tool's name; resolved to the agent's declaration (see [`crate::resolve`]).
+    /// The host tool's name; resolved to the agent's declaration (see the `resolve` module).
     pub tool: String,
     /// The call's arguments (a JSON object).
     #[serde(default = "empty_object")]
