@@ -1,4 +1,4 @@
-//! The errors of starting and using a [`crate::ModelApi`].
+//! The errors of starting and using a `ModelApi`.
 
 use std::time::Duration;
 

@@ -170,3 +170,40 @@ fn resolved_call(
     plan.function_calls.push(name.to_owned());
     Ok(function_call_part(name, &call.args))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::script::StreamStep;
+    use serde_json::json;
+
+    #[test]
+    fn a_stream_pauses_between_its_events_and_is_whole_when_not_streaming() {
+        let step = ModelStep::Stream(StreamStep {
+            text: "abc".into(),
+            code_points: 2,
+            interval_ms: 5,
+        });
+        let placed = [PlacedStep {
+            index: 0,
+            step: &step,
+            withheld: false,
+        }];
+        let streamed = build_plan(&placed, &[], true).unwrap();
+        assert_eq!(
+            streamed.items,
+            vec![
+                PlanItem::Parts(vec![json!({"text": "ab"})]),
+                PlanItem::Pause(Duration::from_millis(5)),
+                PlanItem::Parts(vec![json!({"text": "c"})]),
+            ]
+        );
+        let whole = build_plan(&placed, &[], false).unwrap();
+        assert_eq!(
+            whole.items,
+            vec![PlanItem::Parts(vec![json!({"text": "abc"})])]
+        );
+        assert_eq!(whole.output_chars, 3);
+    }
+}

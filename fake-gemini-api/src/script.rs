@@ -2,7 +2,7 @@
 //!
 //! Its own serde types (strict: unknown fields are refused), parsed from JSON and checked
 //! by [`ModelScript::from_json`]. How steps group into segments (one model response each)
-//! lives in [`crate::segments`].
+//! lives in the `segments` module.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,7 +113,7 @@ pub struct UsageStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
-    /// The host tool's name; resolved to the agent's declaration (see [`crate::resolve`]).
+    /// The host tool's name; resolved to the agent's declaration (see the `resolve` module).
     pub tool: String,
     /// The call's arguments (a JSON object).
     #[serde(default = "empty_object")]
@@ -249,4 +249,79 @@ fn follows_a_call(previous: Option<&ModelStep>) -> bool {
                 | ModelStep::ExpectResult(_)
         )
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn steps_parse_externally_tagged_with_defaults() {
+        let script = ModelScript::from_json(
+            r#"{"turns": [{"prompt_contains": "x", "steps": [
+                {"stream": {"text": "abc"}},
+                {"call": {"tool": "read_file"}},
+                {"expect_result": {"contains": "ok"}},
+                {"wait_for_cancel": {}}
+            ]}]}"#,
+        )
+        .unwrap();
+        let steps = &script.turns[0].steps;
+        assert_eq!(
+            steps[0],
+            ModelStep::Stream(StreamStep {
+                text: "abc".into(),
+                code_points: 1,
+                interval_ms: 0
+            })
+        );
+        assert_eq!(
+            steps[1],
+            ModelStep::Call(ToolCall {
+                tool: "read_file".into(),
+                args: json!({})
+            })
+        );
+        assert_eq!(
+            steps[3],
+            ModelStep::WaitForCancel(WaitForCancel { timeout_ms: 10_000 })
+        );
+        assert_eq!(script.turns[0].finish, Finish::Stop);
+        assert_eq!(
+            ModelScript::from_json("{}").unwrap(),
+            ModelScript::default()
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_misplaced_steps_are_refused() {
+        let refused = [
+            r#"{"turns": [], "extra": 1}"#,
+            r#"{"turns": [{"steps": [{"text": "a", "thought": "b"}]}]}"#,
+            r#"{"turns": [{"steps": [{"call": {"tool": "t", "argz": {}}}]}]}"#,
+            r#"{"turns": [{"steps": [{"text": "a"}, {"expect_result": {}}]}]}"#,
+            r#"{"turns": [{"steps": [{"wait_for_cancel": {}}, {"text": "a"}]}]}"#,
+            r#"{"turns": [{"steps": [{"parallel": []}]}]}"#,
+            r#"{"turns": [{"steps": [{"native": {"name": "n", "args": [1]}}]}]}"#,
+        ];
+        for text in refused {
+            assert!(ModelScript::from_json(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_schema_names_every_step() {
+        let schema = ModelScript::json_schema().to_string();
+        for step in [
+            "stream",
+            "parallel",
+            "native",
+            "expect_result",
+            "wait_for_cancel",
+        ] {
+            assert!(schema.contains(step), "{step}");
+        }
+    }
 }

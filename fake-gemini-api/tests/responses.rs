@@ -84,7 +84,12 @@ async fn the_turn_finish_reason_ends_its_last_response() {
     assert_eq!(events.len(), 1);
     assert_eq!(parts(&events[0]), vec![json!({"text": "cut"})]);
     assert_eq!(finish_reason(&events[0]), Some("MAX_TOKENS"));
-    assert!(events[0]["usageMetadata"]["totalTokenCount"].as_u64().unwrap() >= 2);
+    assert!(
+        events[0]["usageMetadata"]["totalTokenCount"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    );
 }
 
 #[tokio::test]
@@ -121,7 +126,11 @@ async fn count_tokens_is_a_quarter_of_the_characters_at_least_one() {
     let (_, answer) = support::json_of(fake.post(path, &wrapped).await).await;
     assert_eq!(answer, json!({"totalTokens": 5}));
     let journal = fake.api.journal();
-    assert!(!journal.iter().any(|entry| matches!(entry, JournalEntry::Response { .. })));
+    assert!(
+        !journal
+            .iter()
+            .any(|entry| matches!(entry, JournalEntry::Response { .. }))
+    );
 }
 
 #[tokio::test]
@@ -142,6 +151,8 @@ async fn other_paths_are_404_with_a_gemini_error() {
         .unwrap();
     assert_eq!(listing.status(), 404);
     let journal = fake.api.journal();
-    assert!(matches!(&journal[1], JournalEntry::NotFound { method, path, .. }
-        if method == "GET" && path == "/v1beta/models"));
+    assert!(
+        matches!(&journal[1], JournalEntry::NotFound { method, path, .. }
+        if method == "GET" && path == "/v1beta/models")
+    );
 }

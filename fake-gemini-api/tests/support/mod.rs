@@ -65,7 +65,10 @@ impl Fake {
     /// `streamGenerateContent?alt=sse` on `gemini-test`.
     pub async fn stream(&self, body: &Value) -> Events {
         let response = self
-            .post("/v1beta/models/gemini-test:streamGenerateContent?alt=sse", body)
+            .post(
+                "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+                body,
+            )
             .await;
         assert_eq!(response.status(), 200);
         assert_eq!(
@@ -89,7 +92,10 @@ impl Fake {
     /// A stream request expected to fail: status and JSON body.
     pub async fn stream_error(&self, body: &Value) -> (u16, Value) {
         let response = self
-            .post("/v1beta/models/gemini-test:streamGenerateContent?alt=sse", body)
+            .post(
+                "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+                body,
+            )
             .await;
         json_of(response).await
     }
@@ -118,7 +124,11 @@ impl Events {
     /// The next event's JSON, or `None` when the body ends.
     pub async fn next(&mut self) -> Option<Value> {
         loop {
-            if let Some(end) = self.buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+            if let Some(end) = self
+                .buffer
+                .windows(4)
+                .position(|window| window == b"\r\n\r\n")
+            {
                 let frame: Vec<u8> = self.buffer.drain(..end + 4).collect();
                 let text = String::from_utf8(frame).unwrap();
                 let data = text
@@ -155,7 +165,10 @@ impl Events {
 pub fn parts(response: &Value) -> Vec<Value> {
     let candidates = response["candidates"].as_array().unwrap();
     assert_eq!(candidates.len(), 1);
-    candidates[0]["content"]["parts"].as_array().unwrap().clone()
+    candidates[0]["content"]["parts"]
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 pub fn finish_reason(response: &Value) -> Option<&str> {
@@ -166,8 +179,10 @@ pub fn finish_reason(response: &Value) -> Option<&str> {
 pub fn body(contents: Value, declared: &[&str]) -> Value {
     let declarations: Vec<Value> = declared
         .iter()
-        .map(|name| json!({"name": name, "description": format!("the {name} tool"),
-                           "parametersJsonSchema": {"type": "object"}}))
+        .map(|name| {
+            json!({"name": name, "description": format!("the {name} tool"),
+                           "parametersJsonSchema": {"type": "object"}})
+        })
         .collect();
     json!({
         "contents": contents,
@@ -179,7 +194,10 @@ pub fn body(contents: Value, declared: &[&str]) -> Value {
 
 /// A first request: one user prompt.
 pub fn prompt(text: &str, declared: &[&str]) -> Value {
-    body(json!([{"role": "user", "parts": [{"text": text}]}]), declared)
+    body(
+        json!([{"role": "user", "parts": [{"text": text}]}]),
+        declared,
+    )
 }
 
 /// The journal entries of one request.
