@@ -42,9 +42,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Every crate of the workspace, by folder.
-const RUST_CRATES: [&str; 5] = [
+const RUST_CRATES: [&str; 6] = [
     "adapter",
     "fake-antigravity",
+    "fake-gemini-api",
     "dsh-sim",
     "test-support",
     "dsh-plugin",

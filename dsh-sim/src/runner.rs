@@ -7,6 +7,8 @@
 //! - finding and choosing the files: [`discover`] (files and folders given),
 //!   [`selection`] (`--filter`, `--only-failed` and the record of last failures);
 //! - the other host: [`real_loop`] (the chat through DSH's own agent loop in Node);
+//! - the other server: [`real_agent`] (a real ACP agent, Gemini CLI or 1.3.0, with the
+//!   scripted model API playing the scenario's `fake.turns`);
 //! - what a run needs besides the adapter: [`gemini_home`] (a fresh `GEMINI_HOME`),
 //!   [`confinement`] (what the runner's own fake and relay must reach, confined),
 //!   [`files`] (the files a scenario plants and judges on the real filesystem),
@@ -32,6 +34,7 @@ pub mod judge;
 pub mod leftovers;
 pub mod options;
 pub mod provision;
+pub mod real_agent;
 pub mod real_loop;
 pub mod replay;
 pub mod selection;
@@ -174,8 +177,8 @@ pub fn run_scenario(
         report.duration = started.elapsed();
         return report;
     }
-    if !matches!(options.server, ServerChoice::Fake { .. }) && !scenario.real_server {
-        report.verdict = Verdict::Skip("marked `real_server: false`".to_owned());
+    if let Some(reason) = real_agent::skip_reason(scenario, &options.server) {
+        report.verdict = Verdict::Skip(reason);
         report.duration = started.elapsed();
         return report;
     }
@@ -258,6 +261,7 @@ fn run_in_workspace(
         return Err("no tokio runtime".to_owned());
     };
     let mut provisioning = None;
+    let mut agent_run = None;
     let mut own_paths = RunnerPaths::default();
     let server = match &options.server {
         ServerChoice::Fake { program } => {
@@ -294,6 +298,18 @@ fn run_in_workspace(
             None => command.clone().into(),
         },
         ServerChoice::Installed(install) => ServerSource::Installed(install.clone()),
+        ServerChoice::Agent(agent) => {
+            let started = runtime.block_on(real_agent::AgentRun::start(
+                agent,
+                scenario,
+                workspace.path(),
+            ))?;
+            let tap = options.tap_program.as_deref().unwrap_or(Path::new("dsh-sim"));
+            let command = started.command(agent, tap, &journal_dir);
+            own_paths = started.paths(agent, &journal_dir);
+            agent_run = Some(started);
+            command.into()
+        }
     };
     let client_side = !fake_mode && options.tap_program.is_some();
     let mut config = AdapterConfig {
@@ -355,6 +371,10 @@ fn run_in_workspace(
     execution
         .failures
         .extend(files::judge(workspace.path(), &scenario.expect.files));
+    if let (Some(run), ServerChoice::Agent(agent)) = (agent_run, &options.server) {
+        let judged = runtime.block_on(run.finish(agent, scenario));
+        execution.failures.extend(judged);
+    }
     match provisioning {
         Some(prepared) => {
             let mut record = runtime.block_on(prepared.finish());
@@ -508,18 +528,19 @@ async fn execute(
         None => Vec::new(),
     };
     let processes: Vec<ProcessFacts> = wire::extract(&journal);
-    let client_side = matches!(options.server, ServerChoice::Command(_));
+    let client_side = matches!(
+        options.server,
+        ServerChoice::Command(_) | ServerChoice::Agent(_)
+    );
     if journal_dir.is_some() && client_side {
         let mut expect = scenario.expect.wire.clone();
         if let Some(expect) = expect.as_mut()
-            && (expect.mcp_tool_calls.take().is_some()
-                | expect.mcp_tool_results.take().is_some()
-                | expect.mcp_exchanges.take().is_some()
-                | expect.mcp_tools_listed.take().is_some()
-                | expect.mcp_tool_results_any_order.take().is_some())
+            && real_agent::fake_journal_checks_dropped(expect)
         {
             notes.push(
-                "MCP wire checks skipped (the client-side journal sees ACP frames only)".to_owned(),
+                "checks only the fake's journal knows skipped (MCP traffic, native steps, slash \
+                 commands, settings writes): the client-side journal sees ACP frames only"
+                    .to_owned(),
             );
         }
         failures.extend(wire::check_wire(expect.as_ref(), &processes, scratch_root));

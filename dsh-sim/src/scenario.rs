@@ -4,6 +4,7 @@
 //! Every struct denies unknown fields, so a typo is an error that names its file, line
 //! and column ([`load`]). `scenarios/README.md` documents every key for contributors.
 
+pub mod agent_fit;
 mod chaos;
 mod claim_id;
 mod conversations;
@@ -13,6 +14,7 @@ mod files;
 mod finish;
 mod install;
 mod load;
+mod model_api;
 mod platforms;
 mod schema;
 mod validation;
@@ -38,6 +40,7 @@ pub use install::{
     KillStep, PinKind, RegistryDigest, RegistryKind, ServeKind,
 };
 pub use load::{ScenarioError, load, parse};
+pub use model_api::ModelApiExpectation;
 pub use platforms::{Platforms, System, not_run_here};
 pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 
@@ -47,16 +50,21 @@ pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 pub struct Scenario {
     /// What the scenario shows, in a sentence.
     pub name: String,
-    /// The claim IDs (`C01`..`C73`, `B01`..`B08`) this scenario proves.
+    /// The claim IDs (`C01`..`C73`, `B01`..`B10`) this scenario proves.
     pub covers: Vec<ClaimId>,
     /// Set while the scenario reproduces a bug that is not fixed yet: why it fails and
     /// where the fix is tracked. The runner then reports its failure as XFAIL (not a
     /// failure) and its passing as a failure (XPASS), so the marker goes with the fix.
     #[serde(default, deserialize_with = "validation::known_failure")]
     pub known_failure: Option<String>,
-    /// Whether the scenario also runs against a real server (`--server`); default true.
-    #[serde(default = "default_true")]
-    pub real_server: bool,
+    /// Set when a real agent cannot play the scenario (`dsh-sim run --agent`, and the
+    /// nightly's real build): why, in one line. Absent: the scripted model API plays its
+    /// `fake.turns` against the agent, and `dsh-sim lint` refuses it if it uses a key that
+    /// only the fake can play ([`agent_fit`]'s table). Against an unscripted server
+    /// (`--server` without `--agent`) only scenarios without `fake_only` and without
+    /// `fake.turns` run.
+    #[serde(default, deserialize_with = "validation::reason")]
+    pub fake_only: Option<String>,
     /// The bound on the whole chat, in seconds, for a scenario that needs longer than
     /// the runner's default (10 s against the fake; `dsh-sim run --timeout` sets it).
     /// The longer of the two applies.
@@ -90,10 +98,6 @@ pub struct Scenario {
     /// (another client's files, the credentials and planted ledgers are still judged).
     #[serde(default, deserialize_with = "conversations::leaves_conversations")]
     pub leaves_conversations: Option<String>,
-}
-
-fn default_true() -> bool {
-    true
 }
 
 /// DSH's side of a scenario.
@@ -413,6 +417,10 @@ pub struct Expectations {
     /// Checks on what crossed the wire, judged from the fake's journal.
     #[serde(default)]
     pub wire: Option<WireExpectations>,
+    /// Checks on what the scripted model API was sent, judged only under a real agent
+    /// (`dsh-sim run --agent`); see [`ModelApiExpectation`].
+    #[serde(default)]
+    pub model_api: Option<ModelApiExpectation>,
     /// Checks on the install (with an `install:` section).
     #[serde(default)]
     pub install: Option<InstallExpectation>,

@@ -143,7 +143,7 @@ fn a_minimal_scenario_parses_with_defaults() {
         Path::new("x.yaml"),
     )
     .unwrap();
-    assert!(scenario.real_server);
+    assert!(scenario.fake_only.is_none());
     assert!(scenario.dsh.model.is_none());
     assert_eq!(scenario.covers.len(), 2);
     assert!(scenario.expect.wire.is_none());

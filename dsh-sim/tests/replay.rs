@@ -25,7 +25,7 @@ fn a_failure_under_server_leaves_a_replay_that_fails_the_same_way_against_the_fa
         .path()
         .join("tests/fixtures/any_server_failing/wrong_text/replay.yaml");
     let text = std::fs::read_to_string(&replay).unwrap();
-    assert!(text.contains("real_server: false"), "{text}");
+    assert!(text.contains("fake_only: replays"), "{text}");
     let replay_artifacts = tempfile::tempdir().unwrap();
     cargo_bin_cmd!("dsh-sim")
         .args(["run", "--artifacts"])

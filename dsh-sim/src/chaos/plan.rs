@@ -213,7 +213,10 @@ pub fn plan(seed: u64, index: u64, bases: &[Base], rows: &[&'static FaultRow]) -
             json!(crate::scenario::CHAOS_SIMULATOR_ONLY),
         );
         // The fault is the fake's script: a real server would run the base unfaulted.
-        object.insert("real_server".into(), json!(false));
+        object.insert(
+            "fake_only".into(),
+            json!("the fault is the fake's script: a real agent would run the base unfaulted"),
+        );
         object.insert(
             "expect".into(),
             json!({ "chaos": { "terminal_bound_ms": TERMINAL_BOUND_MS } }),
@@ -241,7 +244,7 @@ const KEY_ORDER: [&str; 11] = [
     "platforms",
     "simulator_only",
     "known_failure",
-    "real_server",
+    "fake_only",
     "time_bound_secs",
     "fake",
     "install",

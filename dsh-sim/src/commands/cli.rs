@@ -170,10 +170,17 @@ pub(crate) enum Command {
 pub(crate) struct RunSettings {
     /// Run against this ACP server command ("<program> <args…>", split on
     /// whitespace) instead of the fake, or `installed`: the pinned build the adapter
-    /// installs and checks itself (in the default cache). Journal-based wire checks
-    /// are skipped and scenarios marked `real_server: false` are skipped.
+    /// installs and checks itself (in the default cache). Its model is unscripted, so
+    /// only scenarios without `fake.turns` and `fake_only` run, judged on the relay's
+    /// client-side journal; with `--agent`, the agent's command.
     #[arg(long, value_name = "COMMAND")]
     pub(crate) server: Option<String>,
+    /// Run against a real ACP agent whose model is the scripted model API, which plays
+    /// each scenario's `fake.turns` (scenarios marked `fake_only` are skipped):
+    /// `gemini-cli` (the pinned `ci/real-agents` install, or `--server`'s command) or
+    /// `antigravity` (1.3.0; `--server` names its command).
+    #[arg(long, value_name = "AGENT")]
+    pub(crate) agent: Option<crate::runner::real_agent::AgentKind>,
     /// Where failed scenarios leave their artefacts.
     #[arg(long, value_name = "DIR", default_value = "target/scenario-artifacts")]
     pub(crate) artifacts: PathBuf,

@@ -1,6 +1,7 @@
 //! `dsh-sim lint`: checks scenario files without running them, fast enough for a
 //! pre-commit hook. Each file must name the scenario schema in its first line, parse
-//! strictly, and agree with `CLAIMS.md` about the claims it covers. Every problem is one
+//! strictly, say `fake_only` when it uses a key only the fake can play, and agree with
+//! `CLAIMS.md` about the claims it covers. Every problem is one
 //! `file:line:column: message` line.
 
 use std::path::{Path, PathBuf};
@@ -46,6 +47,18 @@ pub fn lint_file(path: &Path) -> Vec<String> {
             return problems;
         }
     };
+    let fake_only = crate::scenario::agent_fit::fake_only_keys(&scenario);
+    if scenario.fake_only.is_none() && !fake_only.is_empty() {
+        problems.push(at(
+            1,
+            1,
+            format!(
+                "a real agent cannot play {}: say why in one line with `fake_only: <reason>` \
+                 (else `dsh-sim run --agent` would run it)",
+                fake_only.join(", ")
+            ),
+        ));
+    }
     let Some(root) = root else {
         return problems;
     };

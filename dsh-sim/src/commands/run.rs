@@ -18,13 +18,19 @@ pub(crate) fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<b
     let mut options = RunnerOptions::with_fake(
         std::env::current_exe().context("cannot find the dsh-sim binary itself")?,
     );
-    match settings.server.as_deref() {
-        None => {}
-        Some("installed") => {
+    match (settings.agent, settings.server.as_deref()) {
+        (Some(kind), server) => {
+            let agent = crate::runner::real_agent::RealAgent::new(kind, server)?;
+            options.server = ServerChoice::Agent(agent);
+            options.tap_program =
+                Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);
+        }
+        (None, None) => {}
+        (None, Some("installed")) => {
             options.server =
                 ServerChoice::Installed(antigravity_acp::install::InstallOptions::default());
         }
-        Some(command) => {
+        (None, Some(command)) => {
             options.server = ServerChoice::Command(parse_server_command(command)?);
             options.tap_program =
                 Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);
@@ -34,11 +40,12 @@ pub(crate) fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<b
     options.real_loop = settings.real_loop.host();
     options.artifacts_root = Some(settings.artifacts.clone());
     options.keep_passing_artifacts = settings.keep_artifacts;
-    options.time_bound = match (settings.timeout, &settings.server) {
+    let real = settings.server.is_some() || settings.agent.is_some();
+    options.time_bound = match (settings.timeout, real) {
         (Some(secs), _) => std::time::Duration::from_secs(secs),
         // A real server starts and answers far slower than the fake.
-        (None, Some(_)) => std::time::Duration::from_secs(REAL_SERVER_TIME_BOUND_SECS),
-        (None, None) => crate::runner::DEFAULT_TIME_BOUND,
+        (None, true) => std::time::Duration::from_secs(REAL_SERVER_TIME_BOUND_SECS),
+        (None, false) => crate::runner::DEFAULT_TIME_BOUND,
     };
     let mut files = crate::runner::discover::scenario_files(paths)?;
     if files.is_empty() {

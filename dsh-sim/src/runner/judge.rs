@@ -10,6 +10,7 @@
 //! - [`conversations`] and [`server_home`]: B08 after disposal, against the fake and
 //!   against a server the runner did not script;
 //! - [`install`]: an install scenario, judged from outside the adapter;
+//! - [`model_api`]: under a real agent, what the scripted model API was sent;
 //! - [`chaos`]: the chaos invariants every `dsh-sim chaos` run is judged by, what watches
 //!   them, and the verdict.
 
@@ -20,5 +21,6 @@ pub mod conversations;
 pub mod expect;
 pub mod install;
 pub mod leak;
+pub mod model_api;
 pub mod server_home;
 pub mod wire;

@@ -25,14 +25,18 @@ pub enum ServerChoice {
         /// The dsh-sim binary.
         program: PathBuf,
     },
-    /// Any ACP server command (the real build, for example). Scenarios marked
-    /// `real_server: false` are skipped. With [`RunnerOptions::tap_program`], the server
+    /// Any ACP server command with an unscripted model (the real build, signed in). Only
+    /// scenarios without `fake_only` and without `fake.turns` run. With [`RunnerOptions::tap_program`], the server
     /// runs behind `dsh-sim tap`, whose client-side journal the wire checks are judged on
     /// (those on MCP traffic are skipped); without it, every wire check is skipped.
     Command(ServerCommand),
     /// The pinned build, installed (or checked and repaired) by the adapter itself, as
     /// DSH runs it; skipped and judged as for `Command`.
     Installed(antigravity_acp::install::InstallOptions),
+    /// A real agent (`--agent`) with the scripted model API playing each scenario's
+    /// `fake.turns`, behind the tap; judged on the client-side journal and the model API's
+    /// journal. Scenarios marked `fake_only` are skipped.
+    Agent(crate::runner::real_agent::RealAgent),
 }
 
 /// How scenarios are run.

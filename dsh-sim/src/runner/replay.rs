@@ -25,7 +25,7 @@ pub fn replay_yaml(original: &str, name: &str, journal: &[Vec<JournalEntry>]) ->
     let fake = serde_json::to_string(&script).unwrap_or_else(|_| "{}".to_owned());
     let mut out = String::from("# yaml-language-server: $schema=../scenario.schema.json\n");
     out.push_str(&format!(
-        "name: {}\ncovers: []\nreal_server: false   # replays what a real server sent\n",
+        "name: {}\ncovers: []\nfake_only: replays what a real server sent, as the fake's script\n",
         serde_json::Value::String(format!("replay: {name}"))
     ));
     out.push_str(&format!("fake: {fake}\n"));
@@ -279,6 +279,6 @@ mod tests {
             "{replay}"
         );
         assert!(replay.contains("expect:\n  finish: stop\n"), "{replay}");
-        assert!(replay.contains("real_server: false"), "{replay}");
+        assert!(replay.contains("fake_only: replays"), "{replay}");
     }
 }

@@ -65,6 +65,23 @@ where
     Ok(reason)
 }
 
+/// `deserialize_with` helper for `fake_only`: one line that says why.
+pub(super) fn reason<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let reason = Option::<String>::deserialize(deserializer)?;
+    match reason.as_deref() {
+        Some(text) if text.trim().is_empty() => Err(de::Error::custom(
+            "`fake_only` needs a reason: why a real agent cannot play the scenario",
+        )),
+        Some(text) if text.trim().contains('\n') => Err(de::Error::custom(
+            "`fake_only` is one line: why a real agent cannot play the scenario",
+        )),
+        _ => Ok(reason),
+    }
+}
+
 /// `deserialize_with` helper for `time_bound_secs`: a bound of zero (or one over an hour)
 /// is a mistake, not a scenario.
 pub(super) fn time_bound_secs<'de, D>(deserializer: D) -> Result<Option<u64>, D::Error>
