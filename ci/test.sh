@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: every Rust test of the workspace (unit tests, the fake's
-# end-to-end tests, every YAML scenario through dsh-sim as its own test), then the DSH
+# end-to-end tests, every YAML scenario through dsh-sim as its own test), the scenarios a
+# real agent can play against Gemini CLI with a scripted model (`ci/real-agents.sh`), then the DSH
 # plugin's Node tests inside DSH's real runtime on Node 22 and Node 24 (`ci/node.sh`).
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -8,5 +9,7 @@ cd "$(dirname "$0")/.."
 
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+
+bash ci/real-agents.sh
 
 bash ci/node.sh
