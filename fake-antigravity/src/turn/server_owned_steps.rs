@@ -3,8 +3,9 @@
 //! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
 //! `native` step with a `path` really reads or writes it when it runs (see
 //! [`crate::turn::native_action`]), and one whose tool the session disabled is withheld
-//! (§21). Each shows the client the 1.3.0 frames and, whatever the client answers, the
-//! turn goes on. Only `session/cancel` stops it.
+//! (§21). Each shows the client the 1.3.0 frames (a refused `native` step may instead
+//! play an agent that asked from inside its running tool: `after_refusal`) and, whatever
+//! the client answers, the turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
@@ -14,6 +15,7 @@ use crate::acp::session_updates::{
     tool_call_update_of,
 };
 use crate::journal::JournalEntry;
+use crate::script::refused_native::RefusedNative;
 use crate::script::{DisabledToolsScript, ForeignCallStep, NativeStep, QuestionStep};
 use crate::turn::context::TurnContext;
 use crate::turn::native_action::{act, native_id, raw_input};
@@ -105,7 +107,16 @@ pub async fn run_native(
             reply.describe()
         ),
     );
-    if allowed {
+    let runs = match native.after_refusal {
+        _ if allowed => true,
+        RefusedNative::Failed => false,
+        RefusedNative::InProgressThenFailed => {
+            send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
+            false
+        }
+        RefusedNative::InProgressThenCompleted => true,
+    };
+    if runs {
         send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
         finish_native(ctx, native, &id, &cwd)?;
     } else {
