@@ -683,6 +683,10 @@ pub struct ForeignCallStep {
     /// The arguments shown in `rawInput.arguments` (default `{}`).
     #[serde(default = "empty_object")]
     pub args: Value,
+    /// `mcp` (default: `_meta.mcp` names `server` and `tool`) or `gemini_cli` (Gemini
+    /// CLI's title, id and options, as for a `call`); `omitted` drops `_meta`.
+    #[serde(default)]
+    pub permission_meta: PermissionMeta,
 }
 
 /// A host tool call.
