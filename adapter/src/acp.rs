@@ -3,6 +3,7 @@
 //! bounded authenticate retry, model choice), the sign-in policy, the permission policy,
 //! and the mapping of session updates into turn events.
 
+mod agent_profile;
 mod connection;
 mod events;
 mod handshake;
@@ -10,6 +11,7 @@ mod native_tools;
 mod permission;
 mod sign_in;
 
+pub(crate) use agent_profile::AgentProfile;
 pub(crate) use connection::AcpConnection;
 pub(crate) use events::ServerEvent;
 pub(crate) use handshake::{

@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use crate::install::InstallOptions;
 
+mod agent_profile_choice;
 mod auth_method;
 mod plugin;
 
+pub use agent_profile_choice::AgentProfileChoice;
 pub use auth_method::AuthMethod;
 pub use plugin::{PluginConfig, PluginConfigError, PluginServer};
 
@@ -136,6 +138,9 @@ pub struct AdapterConfig {
     /// default `oauth-personal`); it never switches a method the server's
     /// `settings.json` already names.
     pub auth_method: AuthMethod,
+    /// Whose way of naming a bridge call permission requests and tool call updates are
+    /// judged by (`agentProfile`, default `auto`: the agent `initialize` names; C21).
+    pub agent_profile: AgentProfileChoice,
     /// How many tool turns may be active at once before `stream` fails with `ACP_SESSION_BUSY`.
     pub max_active_turns: usize,
     /// How long a closing server gets after its stdin closes before its process group is
@@ -190,6 +195,7 @@ impl Default for AdapterConfig {
             tool_timeout: Duration::from_secs(170),
             sign_in_timeout: Duration::from_secs(120),
             auth_method: AuthMethod::OauthPersonal,
+            agent_profile: AgentProfileChoice::Auto,
             max_active_turns: 8,
             shutdown_grace: Duration::from_secs(2),
             idle_process_timeout: Duration::from_secs(300),
@@ -226,6 +232,7 @@ mod tests {
         assert_eq!(config.confinement, ConfinementMode::BestEffort);
         assert!(config.extra_read_paths.is_empty() && config.extra_write_paths.is_empty());
         assert_eq!(config.landlock_abi_ceiling, None);
+        assert_eq!(config.agent_profile, AgentProfileChoice::Auto);
     }
 
     #[test]

@@ -67,8 +67,8 @@ pub mod user_commands;
 
 pub use acp::NATIVE_TOOLS;
 pub use config::{
-    ADAPTER_ID, AdapterConfig, AuthMethod, ConfinementMode, PluginConfig, PluginConfigError,
-    PluginServer, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
+    ADAPTER_ID, AdapterConfig, AgentProfileChoice, AuthMethod, ConfinementMode, PluginConfig,
+    PluginConfigError, PluginServer, SERVER_DEFAULT_MODEL, ServerCommand, ServerSource,
 };
 pub use provider::{AntigravityProvider, RETRYABLE_CODES};
 pub use register::register;

@@ -30,7 +30,7 @@ pub(crate) use lane::{LanePlace, NoToolLane};
 pub(crate) use prompt::build_prompt;
 pub(crate) use windows::{ContextWindows, WindowReport};
 
-use crate::acp::{ServerEvent, SignIn, choose_model};
+use crate::acp::{AgentProfile, ServerEvent, SignIn, choose_model};
 use crate::bridge::{Bridge, ParkedCall, ToolCatalog};
 use crate::config::AdapterConfig;
 use crate::contract::{ChunkSender, FinishReason, StreamChunk};
@@ -312,7 +312,10 @@ async fn open(
     let Some(server) = resources.server.as_mut() else {
         return Err(AdapterError::ConnectionClosed("session/new"));
     };
-    server.acp.attach(channels.events.clone(), identity);
+    let profile = AgentProfile::chosen(spec.config.agent_profile, server.info.profile);
+    server
+        .acp
+        .attach(channels.events.clone(), identity, profile);
     let claimed = match spec.catalog {
         None => server.unclaimed.take(),
         Some(_) => None,

@@ -225,6 +225,12 @@ pub struct AdapterKnobs {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub auth_method: Option<antigravity_acp::AuthMethod>,
+    /// `AdapterConfig::agent_profile` (the plugin's `agentProfile`): `auto` (default: the
+    /// agent `initialize` names), `antigravity` or `gemini-cli`, whose way of naming a
+    /// bridge call the adapter trusts (C21).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub agent_profile: Option<antigravity_acp::AgentProfileChoice>,
 }
 
 impl AdapterKnobs {
@@ -250,6 +256,9 @@ impl AdapterKnobs {
         }
         if let Some(method) = self.auth_method {
             config.auth_method = method;
+        }
+        if let Some(choice) = self.agent_profile {
+            config.agent_profile = choice;
         }
         if let Some(ms) = self.shutdown_grace_ms {
             config.shutdown_grace = std::time::Duration::from_millis(ms);

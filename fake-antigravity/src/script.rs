@@ -6,6 +6,7 @@ pub mod file;
 pub mod latency;
 pub mod mcp_version_header;
 pub mod prompt;
+pub mod refused_native;
 pub mod session_close;
 pub mod turn_usage;
 
@@ -170,6 +171,10 @@ pub struct InitializeScript {
     /// server without ACP `logout`, which then answers it "method not found").
     #[serde(default = "advertised")]
     pub logout: bool,
+    /// The `agentInfo.name` the fake answers with (default `antigravity-acp`, as 1.3.0;
+    /// `gemini-cli` plays Gemini CLI's answer, from which the adapter picks its profile).
+    #[serde(default)]
+    pub agent_name: Option<String>,
 }
 
 impl Default for InitializeScript {
@@ -178,6 +183,7 @@ impl Default for InitializeScript {
             protocol_version: acp_v1(),
             auth_methods: None,
             logout: true,
+            agent_name: None,
         }
     }
 }
@@ -537,7 +543,8 @@ fn empty_map() -> Value {
 /// (allow_once), `allow_always` (allow_always, carrying `_meta["agy.security.warning"]`)
 /// and `deny` (reject_once). If an allow option is selected, the tool "runs":
 /// `tool_call_update` in_progress `Running <tool>`, then completed. If the answer is a
-/// deny, `cancelled` or an error, the tool call is marked `failed` and the turn **goes
+/// deny, `cancelled` or an error, the tool call is marked `failed` (or, with
+/// `after_refusal`, in_progress first, then failed or completed) and the turn **goes
 /// on** with the next step: unlike a host `call`, a refused native tool does not end the
 /// 1.3.0 turn, the model reads the refusal and carries on (answering in prose or trying
 /// something else). In `yolo` mode it runs without asking, as with `ask: false`.
@@ -577,6 +584,10 @@ pub struct NativeStep {
     /// like any signal (a Landlock domain scoped for signals refuses it).
     #[serde(default)]
     pub signal: Option<SignalTarget>,
+    /// How the tool call ends when its permission is refused or cancelled (default
+    /// `failed` at once, as 1.3.0; see [`refused_native::RefusedNative`]).
+    #[serde(default)]
+    pub after_refusal: refused_native::RefusedNative,
 }
 
 /// Whom a native step signals (`signal:`).
@@ -672,6 +683,10 @@ pub struct ForeignCallStep {
     /// The arguments shown in `rawInput.arguments` (default `{}`).
     #[serde(default = "empty_object")]
     pub args: Value,
+    /// `mcp` (default: `_meta.mcp` names `server` and `tool`) or `gemini_cli` (Gemini
+    /// CLI's title, id and options, as for a `call`); `omitted` drops `_meta`.
+    #[serde(default)]
+    pub permission_meta: PermissionMeta,
 }
 
 /// A host tool call.
@@ -702,6 +717,12 @@ pub enum PermissionMeta {
     /// `_meta.mcp.tool` is the tool's title (else its name) sanitized to
     /// `[A-Za-z0-9_-]` (every other character becomes `_`), not its MCP name.
     SanitizedTitle,
+    /// As Gemini CLI 0.61 announces an MCP call: no `_meta`, the title `<MCP name>
+    /// (<server> MCP Server)` (on every update of the call), the tool call id
+    /// `mcp_<server>_<MCP name>__mcp_<server>_<MCP name>_<unix millis>_0`, and Gemini
+    /// CLI's options `proceed_always_server`, `proceed_always_tool` (allow_always),
+    /// `proceed_once` (allow_once) and `cancel` (reject_once); any allow runs it.
+    GeminiCli,
 }
 
 fn empty_object() -> Value {

@@ -3,7 +3,7 @@
 //! connection routes to whichever turn is attached: that turn's session updates flow into
 //! its bounded event channel (a full channel holds the server back rather than dropping
 //! anything), and permission requests are answered at once by the permission policy for
-//! its bridge. Updates of any other session, or while no turn is attached, are dropped.
+//! its bridge and agent profile (the turn's tracker remembers what it refused, C21). Updates of any other session, or while no turn is attached, are dropped.
 //! fs and terminal requests are refused by the SDK, since the client advertises neither.
 
 use std::sync::{Arc, Mutex};
@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use tokio_util::task::AbortOnDropHandle;
 
+use super::agent_profile::AgentProfile;
 use super::events::{ServerEvent, UpdateTracker};
 use super::permission;
 use crate::bridge::BridgeIdentity;
@@ -33,7 +34,6 @@ use crate::server::ServerPipes;
 struct Route {
     session: Option<String>,
     tracker: UpdateTracker,
-    bridge: Option<BridgeIdentity>,
     events: mpsc::Sender<ServerEvent>,
 }
 
@@ -115,13 +115,15 @@ impl AcpConnection {
                     // late request of a finished turn's session (or of any other) finds no
                     // bridge, and is cancelled (C33), even while the next turn is attached.
                     let session = request.session_id.to_string();
-                    let bridge = permissions.with(|route| {
+                    let answer = permissions.with(|route| {
                         route
-                            .as_ref()
+                            .as_mut()
                             .filter(|r| r.session.as_deref() == Some(session.as_str()))
-                            .and_then(|r| r.bridge.clone())
+                            .map(|r| r.tracker.answer_permission(&request))
                     });
-                    responder.respond(permission::answer(&request, bridge.as_ref()))
+                    responder.respond(answer.unwrap_or_else(|| {
+                        permission::answer(&request, None, AgentProfile::default())
+                    }))
                 },
                 on_receive_request!(),
             );
@@ -151,13 +153,18 @@ impl AcpConnection {
     }
 
     /// Routes updates (of any session until [`Self::route_session`] names one) and
-    /// permission requests to a turn: its events channel and its bridge.
-    pub(crate) fn attach(&self, events: mpsc::Sender<ServerEvent>, bridge: Option<BridgeIdentity>) {
+    /// permission requests to a turn: its events channel, its bridge and the agent
+    /// profile its bridge calls are named by.
+    pub(crate) fn attach(
+        &self,
+        events: mpsc::Sender<ServerEvent>,
+        bridge: Option<BridgeIdentity>,
+        profile: AgentProfile,
+    ) {
         self.router.with(|route| {
             *route = Some(Route {
                 session: None,
-                tracker: UpdateTracker::new(bridge.clone()),
-                bridge,
+                tracker: UpdateTracker::new(bridge, profile),
                 events,
             });
         });

@@ -20,6 +20,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Agent, ErrorCode};
 
+use super::agent_profile::AgentProfile;
 use super::native_tools::session_meta;
 use super::sign_in::{SignIn, SignInProblem};
 use crate::config::{ADAPTER_ID, AuthMethod};
@@ -35,6 +36,8 @@ pub(crate) struct ServerInfo {
     pub(crate) offered: OfferedMethods,
     /// Whether it advertises `session/close` (1.3.0 does not).
     pub(crate) closes_sessions: bool,
+    /// The profile of the agent its `agentInfo.name` names (C21).
+    pub(crate) profile: AgentProfile,
 }
 
 /// A set of [`AuthMethod`]s (what `initialize` advertised).
@@ -90,6 +93,7 @@ pub(crate) async fn initialize(cx: &ConnectionTo<Agent>) -> Result<ServerInfo, A
     Ok(ServerInfo {
         offered: OfferedMethods::from_ids(init.auth_methods.iter().map(|m| m.id().to_string())),
         closes_sessions: init.agent_capabilities.session_capabilities.close.is_some(),
+        profile: AgentProfile::of_agent(init.agent_info.as_ref().map(|info| info.name.as_str())),
     })
 }
 

@@ -1,46 +1,48 @@
-//! The permission policy: `allow_once` only for a tool call whose `_meta.mcp.server` is
-//! exactly the bridge's name and whose `_meta.mcp.tool` is a tool the bridge exported;
-//! every other request (native tools, questions, unknown servers) is cancelled. No other
-//! option kind is ever selected, so YOLO-like "always" grants never happen.
+//! The permission policy: `allow_once` only for a tool call that names the bridge exactly,
+//! as the agent's profile names one ([`AgentProfile::names_bridge`]: on 1.3.0, the default,
+//! `_meta.mcp.server` exactly the bridge's name and `_meta.mcp.tool` a tool it exported);
+//! every other request (native tools, questions, unknown servers, near misses) is
+//! cancelled. No other option kind is ever selected, so YOLO-like "always" grants never
+//! happen.
 
 use agent_client_protocol::v1::schema::{
     PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
     RequestPermissionResponse, SelectedPermissionOutcome,
 };
-use serde_json::Value;
 
+use super::agent_profile::{AgentProfile, ToolCallFacts};
 use crate::bridge::BridgeIdentity;
 
-/// The `_meta.mcp` server and tool a tool call names, if any.
-pub(crate) fn mcp_target(meta: Option<&serde_json::Map<String, Value>>) -> Option<(&str, &str)> {
-    let mcp = meta?.get("mcp")?;
-    Some((mcp.get("server")?.as_str()?, mcp.get("tool")?.as_str()?))
-}
-
-/// Whether a tool call is one of the bridge's.
-pub(crate) fn is_bridge_call(
-    meta: Option<&serde_json::Map<String, Value>>,
+/// Whether the tool call a permission request asks about is a bridge call.
+fn asks_for_bridge(
+    request: &RequestPermissionRequest,
     bridge: Option<&BridgeIdentity>,
+    profile: AgentProfile,
 ) -> bool {
-    match (mcp_target(meta), bridge) {
-        (Some((server, tool)), Some(bridge)) => {
-            server == bridge.server && bridge.tools.contains(tool)
-        }
-        _ => false,
-    }
+    let Some(bridge) = bridge else {
+        return false;
+    };
+    let call = &request.tool_call;
+    let facts = ToolCallFacts {
+        meta: call.meta.as_ref(),
+        title: call.fields.title.as_deref(),
+        id: &call.tool_call_id.0,
+    };
+    profile.names_bridge(facts, bridge)
 }
 
-/// Answers a permission request.
+/// Answers a permission request: `allow_once` for a bridge call, else `cancelled`.
 pub(crate) fn answer(
     request: &RequestPermissionRequest,
     bridge: Option<&BridgeIdentity>,
+    profile: AgentProfile,
 ) -> RequestPermissionResponse {
     let allow_once = request
         .options
         .iter()
         .find(|option| option.kind == PermissionOptionKind::AllowOnce);
     let outcome = match allow_once {
-        Some(option) if is_bridge_call(request.tool_call.meta.as_ref(), bridge) => {
+        Some(option) if asks_for_bridge(request, bridge, profile) => {
             RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
                 option.option_id.clone(),
             ))
@@ -60,7 +62,7 @@ mod tests {
         PermissionOption, ToolCallUpdate, ToolCallUpdateFields,
     };
     use rstest::rstest;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -92,7 +94,11 @@ mod tests {
     #[case::native(json!({}), None)]
     #[case::no_meta(Value::Null, None)]
     fn only_exact_bridge_tools_are_allowed_once(#[case] meta: Value, #[case] chosen: Option<&str>) {
-        let response = answer(&request(meta, agy_options()), Some(&bridge()));
+        let response = answer(
+            &request(meta, agy_options()),
+            Some(&bridge()),
+            AgentProfile::Antigravity,
+        );
         let got = match response.outcome {
             RequestPermissionOutcome::Selected(s) => Some(s.option_id.to_string()),
             _ => None,
@@ -107,10 +113,50 @@ mod tests {
             PermissionOption::new("always", "Always", PermissionOptionKind::AllowAlways),
             PermissionOption::new("deny", "Deny", PermissionOptionKind::RejectOnce),
         ];
-        let response = answer(&request(meta, options), Some(&bridge()));
+        let response = answer(
+            &request(meta, options),
+            Some(&bridge()),
+            AgentProfile::Antigravity,
+        );
         assert!(matches!(
             response.outcome,
             RequestPermissionOutcome::Cancelled
         ));
+    }
+
+    /// Gemini CLI's request for a bridge call (no `_meta`, its title and id) is allowed
+    /// once under its profile, never "always" for the tool or the server; under 1.3.0's
+    /// profile it is cancelled.
+    #[rstest]
+    #[case::gemini_cli(AgentProfile::GeminiCli, Some("proceed_once"))]
+    #[case::antigravity(AgentProfile::Antigravity, None)]
+    fn a_gemini_cli_request_is_allowed_once_under_its_profile(
+        #[case] profile: AgentProfile,
+        #[case] chosen: Option<&str>,
+    ) {
+        let call = ToolCallUpdate::new(
+            "mcp_dsh_read_file_0123456789ab__mcp_dsh_read_file_0123456789ab_1765123456789_0",
+            ToolCallUpdateFields::new().title("read_file_0123456789ab (dsh MCP Server)"),
+        );
+        let options = vec![
+            PermissionOption::new(
+                "proceed_always_server",
+                "Always allow dsh",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new(
+                "proceed_always_tool",
+                "Always allow",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new("proceed_once", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new("cancel", "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let request = RequestPermissionRequest::new("s", call, options);
+        let got = match answer(&request, Some(&bridge()), profile).outcome {
+            RequestPermissionOutcome::Selected(s) => Some(s.option_id.to_string()),
+            _ => None,
+        };
+        assert_eq!(got.as_deref(), chosen);
     }
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{AdapterConfig, AuthMethod, ConfinementMode, ServerCommand, ServerSource};
+use super::{
+    AdapterConfig, AgentProfileChoice, AuthMethod, ConfinementMode, ServerCommand, ServerSource,
+};
 use crate::install::{AgentIndexSource, InstallOptions};
 
 /// An explicit server command (`server: {command, args, env}`).
@@ -70,6 +72,9 @@ pub struct PluginConfig {
     /// `oauth-personal` (the default), `oauth-business`, `gemini-api-key` or
     /// `agent-platform`: the only method the adapter signs in with.
     pub auth_method: Option<AuthMethod>,
+    /// `auto` (the default: the agent `initialize` names), `antigravity` or `gemini-cli`:
+    /// whose way of naming a bridge call the adapter trusts.
+    pub agent_profile: Option<AgentProfileChoice>,
 }
 
 /// Why a plugin configuration was refused.
@@ -130,6 +135,9 @@ impl PluginConfig {
         set_duration(&mut config.timeout, self.timeout_ms, "timeoutMs")?;
         if let Some(method) = self.auth_method {
             config.auth_method = method;
+        }
+        if let Some(choice) = self.agent_profile {
+            config.agent_profile = choice;
         }
         set_duration(
             &mut config.tool_timeout,
@@ -262,6 +270,7 @@ mod tests {
         assert_eq!(config.max_idle_processes, 2);
         assert!(matches!(config.server, ServerSource::Installed(_)));
         assert!(config.extra_disabled_tools.is_empty());
+        assert_eq!(config.agent_profile, AgentProfileChoice::Auto);
         Ok(())
     }
 
@@ -289,7 +298,7 @@ mod tests {
                 "maxSessionsPerProcess": 4, "maxActiveTurns": 3, "models": ["m1"],
                 "disabledTools": ["my_tool", "view_file"],
                 "confinement": "required", "allowRead": [{read}],
-                "allowWrite": [{write}]}}"#,
+                "allowWrite": [{write}], "agentProfile": "gemini-cli"}}"#,
             fake = json("/bin/fake"),
             scratch = json("/tmp/s"),
             read = json("/opt/agent"),
@@ -315,6 +324,7 @@ mod tests {
         assert_eq!(config.confinement, ConfinementMode::Required);
         assert_eq!(config.extra_read_paths, [native("/opt/agent")]);
         assert_eq!(config.extra_write_paths, [native("/var/agent")]);
+        assert_eq!(config.agent_profile, AgentProfileChoice::GeminiCli);
         let installed = PluginConfig::from_json(&format!(
             r#"{{"registry": "https://r.example/agents.json", "cacheDir": {cache},
                 "insecureLoopback": true, "sha256": "ab"}}"#,

@@ -140,6 +140,7 @@ impl PooledProcess {
             info: ServerInfo {
                 offered: crate::acp::OfferedMethods::default(),
                 closes_sessions: false,
+                profile: crate::acp::AgentProfile::default(),
             },
             root,
             ledger,

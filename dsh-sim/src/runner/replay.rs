@@ -8,6 +8,7 @@
 //! ready to commit as a bug reproduction.
 
 use fake_antigravity::journal::JournalEntry;
+use fake_antigravity::script::refused_native::RefusedNative;
 use fake_antigravity::script::{
     CallStep, NativeIdFormat, NativeKind, NativeStep, PermissionMeta, PromptMatch, QuestionStep,
     Script, Step, StopScript, TurnScript, UsageStep, WaitForCancelStep,
@@ -141,6 +142,7 @@ fn step_of(update: &Value) -> Option<Step> {
                 path: None,
                 content: String::new(),
                 signal: None,
+                after_refusal: RefusedNative::Failed,
             }))
         }
         _ => None,

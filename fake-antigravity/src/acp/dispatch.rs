@@ -104,6 +104,12 @@ fn handle_request(
                         .is_some_and(|id| wanted.iter().any(|w| w == id))
                 });
             }
+            if let (Some(name), Some(info)) = (
+                &agent.script.initialize.agent_name,
+                result.get_mut("agentInfo").and_then(Value::as_object_mut),
+            ) {
+                info.insert("name".to_owned(), Value::from(name.as_str()));
+            }
             if !agent.script.initialize.logout
                 && let Some(capabilities) = result
                     .pointer_mut("/agentCapabilities")

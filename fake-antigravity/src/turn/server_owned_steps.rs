@@ -3,18 +3,23 @@
 //! `foreign_call` (an MCP tool of another server, §10). None makes an MCP request; a
 //! `native` step with a `path` really reads or writes it when it runs (see
 //! [`crate::turn::native_action`]), and one whose tool the session disabled is withheld
-//! (§21). Each shows the client the 1.3.0 frames and, whatever the client answers, the
-//! turn goes on. Only `session/cancel` stops it.
+//! (§21). Each shows the client the 1.3.0 frames (a refused `native` step may instead
+//! play an agent that asked from inside its running tool: `after_refusal`) and, whatever
+//! the client answers, the turn goes on. Only `session/cancel` stops it.
 
 use agent_client_protocol::Error;
 use serde_json::{Value, json};
 
+use crate::acp::gemini_cli_updates;
 use crate::acp::session_updates::{
     mcp_tool_call, permission_options, send_update, tool_call_finished, tool_call_running,
     tool_call_update_of,
 };
 use crate::journal::JournalEntry;
-use crate::script::{DisabledToolsScript, ForeignCallStep, NativeStep, QuestionStep};
+use crate::script::refused_native::RefusedNative;
+use crate::script::{
+    DisabledToolsScript, ForeignCallStep, NativeStep, PermissionMeta, QuestionStep,
+};
 use crate::turn::context::TurnContext;
 use crate::turn::native_action::{act, native_id, raw_input};
 use crate::turn::permission_request::{PermissionReply, request_permission};
@@ -105,7 +110,16 @@ pub async fn run_native(
             reply.describe()
         ),
     );
-    if allowed {
+    let runs = match native.after_refusal {
+        _ if allowed => true,
+        RefusedNative::Failed => false,
+        RefusedNative::InProgressThenFailed => {
+            send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
+            false
+        }
+        RefusedNative::InProgressThenCompleted => true,
+    };
+    if runs {
         send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &native.tool))?;
         finish_native(ctx, native, &id, &cwd)?;
     } else {
@@ -203,14 +217,29 @@ pub async fn run_foreign_call(
     let Some(mode) = session_mode(ctx) else {
         return Ok(StepFlow::Cancelled);
     };
-    let id = uuid::Uuid::new_v4().simple().to_string();
-    let title = format!("{}_{}", foreign.server, foreign.tool);
-    let pending = mcp_tool_call(&id, &foreign.server, &foreign.tool, &foreign.args);
+    let gemini_cli = foreign.permission_meta == PermissionMeta::GeminiCli;
+    let (id, title, pending, options) = if gemini_cli {
+        let id = gemini_cli_updates::tool_call_id(&foreign.server, &foreign.tool);
+        let title = gemini_cli_updates::title(&foreign.server, &foreign.tool);
+        let pending = gemini_cli_updates::pending_tool_call(&id, &title, &foreign.args);
+        let options = gemini_cli_updates::permission_options(&foreign.server, &foreign.tool);
+        (id, title, pending, options)
+    } else {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let title = format!("{}_{}", foreign.server, foreign.tool);
+        let mut pending = mcp_tool_call(&id, &foreign.server, &foreign.tool, &foreign.args);
+        if foreign.permission_meta == PermissionMeta::Omitted
+            && let Some(map) = pending.as_object_mut()
+        {
+            map.remove("_meta");
+        }
+        (id, title, pending, permission_options())
+    };
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
     let allowed = if mode == "yolo" {
         true
     } else {
-        let reply = request_permission(ctx, &pending, permission_options()).await?;
+        let reply = request_permission(ctx, &pending, options).await?;
         if reply == PermissionReply::Abandoned {
             return Ok(StepFlow::Cancelled);
         }
@@ -218,18 +247,29 @@ pub async fn run_foreign_call(
             "tool_runner.py:141",
             &format!("permission for {title} answered {}", reply.describe()),
         );
-        reply == PermissionReply::Selected("allow".into())
+        match &reply {
+            PermissionReply::Selected(option) if gemini_cli => gemini_cli_updates::allows(option),
+            PermissionReply::Selected(option) => option == "allow",
+            _ => false,
+        }
     };
-    if allowed {
-        send_update(ctx.cx, ctx.session_id, tool_call_running(&id, &title))?;
-        let display = format!("Call {}", foreign.tool);
-        send_update(
-            ctx.cx,
-            ctx.session_id,
-            tool_call_finished(&id, true, Some(&display)),
-        )?;
-    } else {
-        send_update(ctx.cx, ctx.session_id, tool_call_finished(&id, false, None))?;
+    let updates = match (gemini_cli, allowed) {
+        (true, true) => vec![
+            gemini_cli_updates::status_update(&id, &title, "in_progress"),
+            gemini_cli_updates::status_update(&id, &title, "completed"),
+        ],
+        (true, false) => vec![gemini_cli_updates::status_update(&id, &title, "failed")],
+        (false, true) => {
+            let display = format!("Call {}", foreign.tool);
+            vec![
+                tool_call_running(&id, &title),
+                tool_call_finished(&id, true, Some(&display)),
+            ]
+        }
+        (false, false) => vec![tool_call_finished(&id, false, None)],
+    };
+    for update in updates {
+        send_update(ctx.cx, ctx.session_id, update)?;
     }
     Ok(StepFlow::GoesOn)
 }

@@ -3,12 +3,15 @@
 //! (lazy connect, `initialize`, `tools/list`), announce a pending `tool_call`, ask
 //! `session/request_permission` (unless the session is in `yolo` mode), then run the real
 //! `tools/call` and report `completed` or `failed`. A denied or cancelled permission fails
-//! the tool call and ends the turn. The three stages ([`announce`], [`permit`],
-//! [`execute`]) are public so that `parallel` can run them for several calls at once.
+//! the tool call and ends the turn. With `permission_meta: gemini_cli` the call is shown
+//! as Gemini CLI shows one ([`crate::acp::gemini_cli_updates`]). The three stages
+//! ([`announce`], [`permit`], [`execute`]) are public so that `parallel` can run them for
+//! several calls at once.
 
 use agent_client_protocol::Error;
 use serde_json::Value;
 
+use crate::acp::gemini_cli_updates;
 use crate::acp::session_updates::{
     NEVER_EXECUTED, mcp_tool_call, permission_options, send_update, superseding_tool_call,
     tool_call_finished, tool_call_running, tool_call_update_of,
@@ -47,8 +50,10 @@ pub struct AnnouncedCall {
     pub tool: ResolvedTool,
     /// The ACP tool call id (32 hex).
     pub tool_call_id: String,
-    /// `<server>_<tool>`.
+    /// `<server>_<tool>` (Gemini CLI's shape: `<tool> (<server> MCP Server)`).
     pub title: String,
+    /// How the call is announced: 1.3.0's `_meta.mcp` shapes, or Gemini CLI's.
+    pub permission_meta: PermissionMeta,
     /// The pending tool call object, as carried in the permission request.
     pub pending: Value,
     /// The `tools/call` arguments.
@@ -136,10 +141,18 @@ pub async fn announce(
             return Ok(Announce::NotRun(message));
         }
     };
-    let tool_call_id = uuid::Uuid::new_v4().simple().to_string();
-    let title = format!("{}_{}", tool.server, tool.name);
-    let mut pending = mcp_tool_call(&tool_call_id, &tool.server, &tool.name, &call.args);
-    shape_meta(&mut pending, call.permission_meta, &tool);
+    let (tool_call_id, title, pending) = if call.permission_meta == PermissionMeta::GeminiCli {
+        let id = gemini_cli_updates::tool_call_id(&tool.server, &tool.name);
+        let title = gemini_cli_updates::title(&tool.server, &tool.name);
+        let pending = gemini_cli_updates::pending_tool_call(&id, &title, &call.args);
+        (id, title, pending)
+    } else {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let title = format!("{}_{}", tool.server, tool.name);
+        let mut pending = mcp_tool_call(&id, &tool.server, &tool.name, &call.args);
+        shape_meta(&mut pending, call.permission_meta, &tool);
+        (id, title, pending)
+    };
     send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
     if agent.script.quirks.resend_pending_tool_call {
         send_update(ctx.cx, ctx.session_id, tool_call_update_of(&pending))?;
@@ -148,6 +161,7 @@ pub async fn announce(
         tool,
         tool_call_id,
         title,
+        permission_meta: call.permission_meta,
         pending,
         args: call.args.clone(),
         ask: mode != "yolo",
@@ -160,7 +174,8 @@ fn shape_meta(pending: &mut Value, meta: PermissionMeta, tool: &ResolvedTool) {
         return;
     };
     match meta {
-        PermissionMeta::Mcp => {}
+        // Gemini CLI's shape is built whole in `announce`.
+        PermissionMeta::Mcp | PermissionMeta::GeminiCli => {}
         PermissionMeta::Omitted => {
             object.remove("_meta");
         }
@@ -191,16 +206,27 @@ pub async fn permit(ctx: &TurnContext<'_>, call: &AnnouncedCall) -> Result<Permi
     if !call.ask {
         return Ok(Permit::Allowed);
     }
-    let reply = request_permission(ctx, &call.pending, permission_options()).await?;
+    let gemini_cli = call.permission_meta == PermissionMeta::GeminiCli;
+    let options = if gemini_cli {
+        gemini_cli_updates::permission_options(&call.tool.server, &call.tool.name)
+    } else {
+        permission_options()
+    };
+    let reply = request_permission(ctx, &call.pending, options).await?;
     let answer = match reply {
-        PermissionReply::Selected(option) if option == "allow" => return Ok(Permit::Allowed),
+        PermissionReply::Selected(option) if option == "allow" && !gemini_cli => {
+            return Ok(Permit::Allowed);
+        }
+        PermissionReply::Selected(option) if gemini_cli && gemini_cli_updates::allows(&option) => {
+            return Ok(Permit::Allowed);
+        }
         PermissionReply::Abandoned => return Ok(Permit::Abandoned),
         other => other.describe(),
     };
     send_update(
         ctx.cx,
         ctx.session_id,
-        tool_call_finished(&call.tool_call_id, false, None),
+        finished(call, &call.tool_call_id, false, None),
     )?;
     ctx.agent.log.info(
         "tool_runner.py:141",
@@ -232,11 +258,12 @@ pub async fn execute(
         send_update(ctx.cx, ctx.session_id, running)?;
         &superseding
     } else {
-        send_update(
-            ctx.cx,
-            ctx.session_id,
-            tool_call_running(&call.tool_call_id, &call.title),
-        )?;
+        let running = if call.permission_meta == PermissionMeta::GeminiCli {
+            gemini_cli_updates::status_update(&call.tool_call_id, &call.title, "in_progress")
+        } else {
+            tool_call_running(&call.tool_call_id, &call.title)
+        };
+        send_update(ctx.cx, ctx.session_id, running)?;
         &call.tool_call_id
     };
     let mut pending = std::pin::pin!(call.tool.connection.call(&call.tool.name, &call.args));
@@ -264,9 +291,20 @@ pub async fn execute(
     send_update(
         ctx.cx,
         ctx.session_id,
-        tool_call_finished(id, completed, Some(&display)),
+        finished(call, id, completed, Some(&display)),
     )?;
     Ok(Some(outcome))
+}
+
+/// The call's final update (completed or failed); Gemini CLI's carries the call's title.
+fn finished(call: &AnnouncedCall, id: &str, completed: bool, raw_output: Option<&str>) -> Value {
+    let mut update = tool_call_finished(id, completed, raw_output);
+    if call.permission_meta == PermissionMeta::GeminiCli
+        && let Some(map) = update.as_object_mut()
+    {
+        map.insert("title".into(), Value::from(call.title.as_str()));
+    }
+    update
 }
 
 /// A `CallToolResult`'s `isError` (absent counts as false).

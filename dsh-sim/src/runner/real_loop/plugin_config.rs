@@ -123,6 +123,7 @@ pub fn plugin_config(
         plugin.insert("allowWrite".into(), json!(config.extra_write_paths));
     }
     plugin.insert("authMethod".into(), json!(config.auth_method.as_str()));
+    plugin.insert("agentProfile".into(), json!(config.agent_profile.as_str()));
     let plugin = Value::Object(plugin);
     check_round_trip(config, &plugin)?;
     Ok(PluginSetup {
@@ -183,6 +184,7 @@ fn check_round_trip(config: &AdapterConfig, plugin: &Value) -> Result<(), String
     );
     check("confinement", back.confinement == config.confinement);
     check("auth_method", back.auth_method == config.auth_method);
+    check("agent_profile", back.agent_profile == config.agent_profile);
     check(
         "extra_read_paths",
         back.extra_read_paths == config.extra_read_paths,
