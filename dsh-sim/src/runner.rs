@@ -515,7 +515,11 @@ async fn execute(
     }
     let live_tasks = live_tasks_after_disposal(chaos.is_some()).await;
     if chaos.is_none() {
-        failures.extend(check_transcript(&scenario.expect, &transcript));
+        let expect = match &options.server {
+            ServerChoice::Agent(agent) => agent.kind.as_shown(&scenario.expect),
+            _ => scenario.expect.clone(),
+        };
+        failures.extend(check_transcript(&expect, &transcript));
     }
     let journal = match journal_dir {
         Some(dir) => match fake_antigravity::journal::read_dir(dir) {
@@ -527,7 +531,7 @@ async fn execute(
         },
         None => Vec::new(),
     };
-    let processes: Vec<ProcessFacts> = wire::extract(&journal);
+    let mut processes: Vec<ProcessFacts> = wire::extract(&journal);
     let client_side = matches!(
         options.server,
         ServerChoice::Command(_) | ServerChoice::Agent(_)
@@ -540,6 +544,15 @@ async fn execute(
             notes.push(
                 "checks only the fake's journal knows skipped (MCP traffic, native steps, slash \
                  commands, settings writes): the client-side journal sees ACP frames only"
+                    .to_owned(),
+            );
+        }
+        if let (Some(expect), ServerChoice::Agent(_)) = (expect.as_mut(), &options.server)
+            && real_agent::judge_by_meaning(expect, &mut processes)
+        {
+            notes.push(
+                "update_counts judged against the fake only (how an agent announces its \
+                 updates is its own)"
                     .to_owned(),
             );
         }

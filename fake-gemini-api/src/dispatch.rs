@@ -41,11 +41,9 @@ pub fn decide(
     if script.turns.is_empty() {
         return Ok(echo(&position.prompt_text, position.segment));
     }
-    let Some((turn_index, turn)) = script.turns.iter().enumerate().find(|(_, turn)| {
-        turn.prompt_contains
-            .as_deref()
-            .is_none_or(|needle| position.prompt_text.contains(needle))
-    }) else {
+    let Some((turn_index, turn)) = crate::choose::choose_turn(&script.turns, &position.prompt_text)
+        .and_then(|index| Some((index, script.turns.get(index)?)))
+    else {
         return Err(format!(
             "no turn's prompt_contains is in the prompt ({} turns; turn none, step none); \
              {summary}",

@@ -10,12 +10,14 @@
 //! Layout, one responsibility per module:
 //! - [`script`]: the script's types and checks; [`segments`]: steps split into responses.
 //! - [`request`]: the request wire; [`wire`]: the response wire and error bodies.
-//! - [`locate`]: where a request stands in its turn; [`resolve`]: host tool names to
+//! - [`locate`]: where a request stands in its turn; [`choose`]: which turn answers it;
+//!   [`resolve`]: host tool names to
 //!   declared names; [`expect`]: `expect_result` checks; [`utility`]: JSON side requests.
 //! - [`dispatch`]: a request's play; [`plan`]: a segment's parts; [`playback`]: sending.
 //! - [`journal`]: entries, writer, reader; [`record`]: a request's journal entry.
 //! - [`handler`]: routing and answering; [`server`]: the [`ModelApi`] lifetime.
 
+pub mod choose;
 pub mod dispatch;
 pub mod error;
 pub mod expect;

@@ -1,16 +1,18 @@
 //! Resolving a script's host tool name (`read_file`) to the function the agent declared
 //! for it (`read_file_c9f8123bd272`, `mcp_dsh_read_file_c9f8123bd272`).
 //!
-//! Rule: the declaration named exactly `tool`; else the one named `<tool>_<hex12>` or
-//! ending with `_<tool>_<hex12>` (12 lowercase hex digits, the MCP bridge's hash). Never
-//! a looser match. None or several is a failure.
+//! Rule: the declaration named `<tool>_<hex12>` or ending with `_<tool>_<hex12>` (12
+//! lowercase hex digits, the MCP bridge's hash), where `tool` is first sanitized as the
+//! bridge names a tool (every character but `[A-Za-z0-9_-]` becomes `_`). Never the
+//! bare name: an agent's own tool may be called `read_file` too, and a host tool is
+//! always declared under its hash. Never a looser match. None or several is a failure.
 
 /// Why a tool name did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// No declaration fits.
     #[error(
-        "no declared function is `{tool}` or ends with `{tool}_<12 hex>` (declared: {declared})"
+        "no declared function ends with `{tool}_<12 hex>` (declared: {declared})"
     )]
     NotDeclared {
         /// The script's tool name.
@@ -30,13 +32,20 @@ pub enum ResolveError {
 
 /// Resolves `tool` against the declared function names.
 pub fn resolve_tool<'a>(tool: &str, declared: &[&'a str]) -> Result<&'a str, ResolveError> {
-    if let Some(exact) = declared.iter().find(|name| **name == tool) {
-        return Ok(exact);
-    }
+    let sanitized: String = tool
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     let candidates: Vec<&'a str> = declared
         .iter()
         .copied()
-        .filter(|name| is_hashed_name_of(name, tool))
+        .filter(|name| is_hashed_name_of(name, &sanitized))
         .collect();
     match candidates.as_slice() {
         [only] => Ok(only),
@@ -94,8 +103,23 @@ mod tests {
     }
 
     #[test]
-    fn exact_wins_over_hashed() {
+    fn an_agents_own_tool_of_the_same_name_is_never_taken() {
         let declared = ["read_file", "mcp_dsh_read_file_c9f8123bd272"];
-        assert_eq!(resolve_tool("read_file", &declared).unwrap(), "read_file");
+        assert_eq!(
+            resolve_tool("read_file", &declared).unwrap(),
+            "mcp_dsh_read_file_c9f8123bd272"
+        );
+        assert!(resolve_tool("read_file", &["read_file"]).is_err());
+    }
+
+    #[test]
+    fn a_name_the_bridge_sanitizes_resolves_and_two_alike_are_ambiguous() {
+        let one = ["mcp_dsh_fs_read_4074bc025755"];
+        assert_eq!(resolve_tool("fs.read", &one).unwrap(), one[0]);
+        let two = ["mcp_dsh_fs_read_4074bc025755", "mcp_dsh_fs_read_42bf01ad692f"];
+        assert!(matches!(
+            resolve_tool("fs.read", &two),
+            Err(ResolveError::Ambiguous { .. })
+        ));
     }
 }

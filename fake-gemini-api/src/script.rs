@@ -22,7 +22,8 @@ pub struct ModelScript {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelTurn {
-    /// A substring of the prompt text this turn answers; none matches any prompt.
+    /// A substring of the prompt text this turn answers (the turn whose substring occurs
+    /// latest wins, see [`crate::choose`]); none matches any prompt, last of all.
     #[serde(default)]
     pub prompt_contains: Option<String>,
     /// The steps, split into segments after each tool call.

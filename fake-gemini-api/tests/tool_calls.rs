@@ -151,11 +151,11 @@ async fn parallel_calls_share_one_candidate() {
 }
 
 #[tokio::test]
-async fn tool_names_resolve_exactly_or_by_hash_suffix_and_never_loosely() {
+async fn tool_names_resolve_by_hash_suffix_never_bare_and_never_loosely() {
     let script = json!({"turns": [{"steps": [{"call": {"tool": "read_file"}}]}]});
     let fake = Fake::start(script).await;
     let resolving: [(&[&str], &str); 4] = [
-        (&["read_file", "read_file_c9f8123bd272"], "read_file"),
+        (&["read_file", "read_file_c9f8123bd272"], "read_file_c9f8123bd272"),
         (
             &["other", "read_file_c9f8123bd272"],
             "read_file_c9f8123bd272",
@@ -180,7 +180,8 @@ async fn tool_names_resolve_exactly_or_by_hash_suffix_and_never_loosely() {
             "{declared:?}"
         );
     }
-    let refused: [(&[&str], &str); 3] = [
+    let refused: [(&[&str], &str); 4] = [
+        (&["read_file"], "no declared"),
         (
             &["read_file_c9f8123bd272", "mcp_dsh_read_file_0123456789ab"],
             "several",
@@ -213,7 +214,7 @@ async fn tool_names_resolve_exactly_or_by_hash_suffix_and_never_loosely() {
         .iter()
         .filter(|entry| matches!(entry, JournalEntry::Unscripted { .. }))
         .count();
-    assert_eq!(unscripted, 3);
+    assert_eq!(unscripted, 4);
 }
 
 #[tokio::test]

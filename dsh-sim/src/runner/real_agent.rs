@@ -20,7 +20,8 @@ use fake_gemini_api::ModelApi;
 use crate::runner::ServerChoice;
 use crate::runner::confinement::RunnerPaths;
 use crate::runner::judge::model_api::ModelApiRun;
-use crate::scenario::{Scenario, WireExpectations};
+use crate::runner::judge::wire::ProcessFacts;
+use crate::scenario::{Expectations, Scenario, WireExpectations};
 
 /// Which real agent runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -104,6 +105,25 @@ impl AgentKind {
                 ),
             },
         }
+    }
+
+    /// `expect` as DSH sees it through this agent: Gemini CLI shows a thought that has no
+    /// `**subject**` line (the scripted model's thoughts have none) as `****` and a line
+    /// break before the thought, so an expected reasoning block gains that prefix.
+    pub fn as_shown(self, expect: &Expectations) -> Expectations {
+        let mut shown = expect.clone();
+        if self == Self::GeminiCli
+            && let Some(streams) = shown.streams.as_mut()
+        {
+            for line in streams.iter_mut().flatten() {
+                if let Some((head, thought)) = line.split_once(": ")
+                    && head.starts_with("reasoning#")
+                {
+                    *line = format!("{head}: ****\n{thought}");
+                }
+            }
+        }
+        shown
     }
 
     /// Why this agent cannot play `scenario`, when only the agent stands in the way.
@@ -348,4 +368,31 @@ impl RealAgent {
             reads,
         })
     }
+}
+
+/// The kind of each option the fake offers, by its id: how an expected answer written
+/// for the fake (`permission_answers: [allow]`) is judged against an agent whose options
+/// are named otherwise (Gemini CLI's `proceed_once`).
+const FAKE_OPTION_KINDS: &[(&str, &str)] = &[
+    ("allow", "allow_once"),
+    ("allow_always", "allow_always"),
+    ("deny", "reject_once"),
+];
+
+/// Judges what a real agent announces its own way by what it means: `update_counts`
+/// (how an agent chunks and announces its updates; Gemini CLI sends no `tool_call`
+/// before a call's `tool_call_update`) is left to the fake, and permission answers are
+/// compared by the kind of the option chosen. Whether `update_counts` was there.
+pub fn judge_by_meaning(expect: &mut WireExpectations, processes: &mut [ProcessFacts]) -> bool {
+    if let Some(answers) = expect.permission_answers.as_mut() {
+        for answer in answers.iter_mut() {
+            if let Some((_, kind)) = FAKE_OPTION_KINDS.iter().find(|(id, _)| id == answer) {
+                *answer = (*kind).to_owned();
+            }
+        }
+        for process in processes.iter_mut() {
+            process.permission_answers = process.permission_answer_kinds.clone();
+        }
+    }
+    !std::mem::take(&mut expect.update_counts).is_empty()
 }

@@ -46,6 +46,10 @@ pub struct ProcessFacts {
     /// The client's answers to `session/request_permission`: an `optionId` or
     /// `cancelled` (or `error` for an error response).
     pub permission_answers: Vec<String>,
+    /// The same answers by the kind of the option chosen (`allow_once`, `reject_once`,
+    /// …, or `cancelled` / `error`): what a real agent's differently named options are
+    /// judged by.
+    pub permission_answer_kinds: Vec<String>,
     /// How many MCP `tools/call` requests the server made.
     pub mcp_tool_calls: usize,
     /// How every MCP `tools/call` ended.
@@ -90,7 +94,7 @@ pub fn extract(journal: &[Vec<JournalEntry>]) -> Vec<ProcessFacts> {
 
 fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
     let mut facts = ProcessFacts::default();
-    let mut permission_request_ids: Vec<Value> = Vec::new();
+    let mut permission_requests: Vec<(Value, Value)> = Vec::new();
     for entry in entries {
         match entry {
             JournalEntry::Started {
@@ -108,14 +112,18 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             }
             JournalEntry::AcpIn { frame } => {
                 facts.frames.push(frame.to_string());
-                client_frame(frame, &permission_request_ids, &mut facts);
+                client_frame(frame, &permission_requests, &mut facts);
             }
             JournalEntry::AcpOut { frame } => {
                 facts.frames.push(frame.to_string());
                 match method_of(frame) {
                     Some("session/request_permission") => {
                         if let Some(id) = frame.get("id") {
-                            permission_request_ids.push(id.clone());
+                            let options = frame
+                                .pointer("/params/options")
+                                .cloned()
+                                .unwrap_or(Value::Null);
+                            permission_requests.push((id.clone(), options));
                         }
                     }
                     Some("session/update") => facts.update_kinds.push(
@@ -194,13 +202,27 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
 }
 
 /// A frame the client sent: a request/notification, or an answer to the agent.
-fn client_frame(frame: &Value, permission_request_ids: &[Value], facts: &mut ProcessFacts) {
+fn client_frame(
+    frame: &Value,
+    permission_requests: &[(Value, Value)],
+    facts: &mut ProcessFacts,
+) {
     let params = frame.get("params").unwrap_or(&Value::Null);
     let Some(method) = method_of(frame) else {
         if let Some(id) = frame.get("id")
-            && permission_request_ids.contains(id)
+            && let Some((_, options)) = permission_requests.iter().find(|(asked, _)| asked == id)
         {
-            facts.permission_answers.push(permission_answer(frame));
+            let answer = permission_answer(frame);
+            let kind = options
+                .as_array()
+                .and_then(|all| {
+                    all.iter()
+                        .find(|o| str_at(o, "optionId") == Some(answer.as_str()))
+                })
+                .and_then(|o| str_at(o, "kind"))
+                .map_or_else(|| answer.clone(), str::to_owned);
+            facts.permission_answers.push(answer);
+            facts.permission_answer_kinds.push(kind);
         }
         return;
     };
