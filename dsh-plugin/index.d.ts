@@ -48,6 +48,9 @@ export type Confinement = 'required' | 'best_effort' | 'off';
 /** The sign-in methods Google's server 1.3.0 advertises. */
 export type AuthMethod = 'oauth-personal' | 'oauth-business' | 'gemini-api-key' | 'agent-platform';
 
+/** Whose way of naming a bridge call permission requests are judged by (`auto`: by `initialize`). */
+export type AgentProfile = 'auto' | 'antigravity' | 'gemini-cli';
+
 /**
  * The plugin's config once {@link Config} (the schema) validated it: what `apply` receives.
  * Only `provider` has a default here; every other absent field keeps the Rust adapter's
@@ -97,6 +100,12 @@ export interface Config {
    * it never switches a method the server's settings.json already names.
    */
   authMethod?: AuthMethod;
+  /**
+   * Default `auto`: the agent `initialize` names (`gemini-cli` is Gemini CLI, anything else
+   * Antigravity 1.3.0); whose way of naming a bridge call the adapter trusts when it allows a
+   * tool call once.
+   */
+  agentProfile?: AgentProfile;
 }
 
 /**

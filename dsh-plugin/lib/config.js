@@ -70,6 +70,9 @@ export const Config = Schema.object({
   authMethod: Schema.union(['oauth-personal', 'oauth-business', 'gemini-api-key', 'agent-platform']).description(
     "The only sign-in method the adapter uses when the server asks (default oauth-personal); it never switches a method the server's settings.json already names.",
   ),
+  agentProfile: Schema.union(['auto', 'antigravity', 'gemini-cli']).description(
+    "Whose way of naming a bridge call the adapter trusts when it allows a tool call once: auto (the default) picks it from the agent's initialize answer, gemini-cli for Gemini CLI, antigravity for Google's 1.3.0 server.",
+  ),
 });
 
 /**
