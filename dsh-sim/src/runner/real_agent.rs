@@ -255,6 +255,16 @@ impl AgentRun {
     }
 }
 
+/// Copies the model API's journal (`journal`) into a scenario's artefact `folder`, as
+/// `model-api.jsonl`, when the model API wrote one.
+pub fn keep_journal(journal: &Path, folder: &Path) -> std::io::Result<()> {
+    if !journal.is_file() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(folder)?;
+    std::fs::copy(journal, folder.join("model-api.jsonl")).map(|_| ())
+}
+
 /// Why the runner does not play `scenario` against `server`, if it does not.
 pub fn skip_reason(scenario: &Scenario, server: &ServerChoice) -> Option<String> {
     match server {
