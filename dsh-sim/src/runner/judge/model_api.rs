@@ -130,7 +130,7 @@ fn main_requests(journal: &[JournalEntry]) -> Vec<&RequestEntry> {
         .collect()
 }
 
-fn user_texts<'a>(request: &'a RequestEntry) -> impl Iterator<Item = &'a str> {
+fn user_texts(request: &RequestEntry) -> impl Iterator<Item = &str> {
     request
         .contents
         .iter()
