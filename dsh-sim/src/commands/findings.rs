@@ -453,7 +453,7 @@ pub fn shape(text: &str) -> String {
     while let Some(&c) = chars.get(i) {
         let hex_run = chars[i..]
             .iter()
-            .take_while(|c| matches!(c, '0'..='9' | 'a'..='f' | 'A'..='F'))
+            .take_while(|c| c.is_ascii_hexdigit())
             .count();
         let starts_word = i == 0 || !chars[i - 1].is_ascii_alphanumeric();
         let ends_word = chars
@@ -480,7 +480,7 @@ pub fn shape(text: &str) -> String {
 }
 
 /// `dsh-sim findings DIR`: prints the findings; unreadable journals are reported on stderr
-/// and skipped. Whether `root` was a folder to read.
+/// and skipped; an error when `root` is not a folder.
 pub fn run_findings(root: &Path) -> anyhow::Result<()> {
     if !root.is_dir() {
         anyhow::bail!("{} is not a folder", root.display());
