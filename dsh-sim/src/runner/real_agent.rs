@@ -315,7 +315,7 @@ pub fn pinned_gemini_cli() -> PathBuf {
 }
 
 impl RealAgent {
-    /// The agent `kind`, started by `server` ("<program> <args…>") or, for Gemini CLI, by
+    /// The agent `kind`, started by `server` (`<program> <args…>`) or, for Gemini CLI, by
     /// the pinned install run with `node` from `PATH`.
     pub fn new(kind: AgentKind, server: Option<&str>) -> anyhow::Result<Self> {
         let command = match (kind, server) {
