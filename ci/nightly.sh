@@ -11,7 +11,7 @@
 # wholly to the worse side fails the night; the new documents are kept under
 # target/bench/nightly-DATE/), then the
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
-# --no-real-server is given (a machine without a signed-in server), then the other
+# --no-real-server is given (a machine that cannot run the 1.3.0 download), then the other
 # platforms' nightly leg (ci/cross.sh nightly: clippy for linux-arm64 and macOS x64, every
 # Windows test under Wine, the qemu leg, the addons and their imports). Exits non-zero when
 # any of them fails; all of them always run.

@@ -5,9 +5,10 @@
 //! turn by hand), [`bench`](mod@bench) (the report of `dsh-sim bench`), [`install`]
 //! (install, repair or verify the pinned server), [`bridge`] (the adapter's real MCP
 //! bridge on its own), [`new`] (a scenario from a template), [`chaos`](mod@chaos) (seeded
-//! fault injection), [`lint`] (checking scenario files without running them) and
+//! fault injection), [`lint`] (checking scenario files without running them),
 //! [`claims`] (the traceability check between claims, `CLAIMS.md` and scenarios, which
-//! `lint` and the claims test run). What the benchmark subcommands measure is
+//! `lint` and the claims test run) and [`findings`] (what a run against a real agent
+//! showed, read from its artefacts' journals). What the benchmark subcommands measure is
 //! [`crate::bench`]'s.
 //!
 //! This room is the binary's: its glue reports errors with `anyhow`, which no other room
@@ -21,6 +22,7 @@ pub mod chaos;
 pub mod claims;
 pub(crate) mod cli;
 pub mod dispatch;
+pub mod findings;
 pub mod install;
 pub mod lint;
 pub mod new;

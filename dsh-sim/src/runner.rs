@@ -304,7 +304,10 @@ fn run_in_workspace(
                 scenario,
                 workspace.path(),
             ))?;
-            let tap = options.tap_program.as_deref().unwrap_or(Path::new("dsh-sim"));
+            let tap = options
+                .tap_program
+                .as_deref()
+                .unwrap_or(Path::new("dsh-sim"));
             let command = started.command(agent, tap, &journal_dir);
             own_paths = started.paths(agent, &journal_dir);
             agent_run = Some(started);
@@ -371,6 +374,7 @@ fn run_in_workspace(
     execution
         .failures
         .extend(files::judge(workspace.path(), &scenario.expect.files));
+    let model_api_journal = agent_run.as_ref().map(|run| run.journal.clone());
     if let (Some(run), ServerChoice::Agent(agent)) = (agent_run, &options.server) {
         let judged = runtime.block_on(run.finish(agent, scenario));
         execution.failures.extend(judged);
@@ -436,6 +440,13 @@ fn run_in_workspace(
         Err(error) => finished
             .notes
             .push(format!("could not write artefacts: {error}")),
+    }
+    if let Some(journal) = &model_api_journal
+        && let Err(error) = real_agent::keep_journal(journal, folder)
+    {
+        finished
+            .notes
+            .push(format!("could not keep the model API's journal: {error}"));
     }
     if client_side && !finished.failures.is_empty() {
         let original = std::fs::read_to_string(source).unwrap_or_default();

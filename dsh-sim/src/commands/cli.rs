@@ -157,6 +157,14 @@ pub(crate) enum Command {
     /// Seeded fault injection (claim B04): runs of the fast scenarios, each with one
     /// fault, judged by the chaos invariants. Exit code 0 only with zero violations.
     Chaos(crate::commands::chaos::ChaosArgs),
+    /// What a run against a real agent showed (`run --agent … --keep-artifacts`), read
+    /// from the journals under its artefacts folder: one `finding:` line per finding
+    /// (MCP tool naming, native tools, permission requests, tool results, retries,
+    /// models, the API key's shape).
+    Findings {
+        /// The run's `--artifacts` folder.
+        artifacts: PathBuf,
+    },
     /// Run the scripted fake server on stdio (the adapter launches this).
     FakeServer {
         /// The fake's own arguments (`--script FILE`, `--journal DIR`, ...).

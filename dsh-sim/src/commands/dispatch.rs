@@ -161,6 +161,15 @@ pub fn main() -> ExitCode {
                 }
             }
         }
+        Command::Findings { artifacts } => {
+            match crate::commands::findings::run_findings(&artifacts) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("dsh-sim: {error:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Schema => {
             print!("{}", crate::scenario::scenario_schema_json());
             ExitCode::SUCCESS

@@ -275,6 +275,16 @@ impl AgentRun {
     }
 }
 
+/// Copies the model API's journal (`journal`) into a scenario's artefact `folder`, as
+/// `model-api.jsonl`, when the model API wrote one.
+pub fn keep_journal(journal: &Path, folder: &Path) -> std::io::Result<()> {
+    if !journal.is_file() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(folder)?;
+    std::fs::copy(journal, folder.join("model-api.jsonl")).map(|_| ())
+}
+
 /// Why the runner does not play `scenario` against `server`, if it does not.
 pub fn skip_reason(scenario: &Scenario, server: &ServerChoice) -> Option<String> {
     match server {
@@ -325,7 +335,7 @@ pub fn pinned_gemini_cli() -> PathBuf {
 }
 
 impl RealAgent {
-    /// The agent `kind`, started by `server` ("<program> <args…>") or, for Gemini CLI, by
+    /// The agent `kind`, started by `server` (`<program> <args…>`) or, for Gemini CLI, by
     /// the pinned install run with `node` from `PATH`.
     pub fn new(kind: AgentKind, server: Option<&str>) -> anyhow::Result<Self> {
         let command = match (kind, server) {

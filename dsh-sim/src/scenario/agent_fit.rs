@@ -24,25 +24,93 @@ pub enum AgentFit {
 
 /// Every top-level `fake:` key, with how a real agent treats it and why.
 pub const FAKE_KEYS: &[(&str, AgentFit, &str)] = &[
-    ("turns", AgentFit::Played, "the model API plays each turn's steps"),
+    (
+        "turns",
+        AgentFit::Played,
+        "the model API plays each turn's steps",
+    ),
     ("auth", AgentFit::FakeOnly, "the server's own sign-in state"),
-    ("quirks", AgentFit::FakeOnly, "a recorded quirk of 1.3.0's wire"),
-    ("process", AgentFit::FakeOnly, "how the server process behaves"),
-    ("initialize", AgentFit::FakeOnly, "the server's `initialize` answer"),
-    ("session_new", AgentFit::FakeOnly, "the server's `session/new` answer"),
+    (
+        "quirks",
+        AgentFit::FakeOnly,
+        "a recorded quirk of 1.3.0's wire",
+    ),
+    (
+        "process",
+        AgentFit::FakeOnly,
+        "how the server process behaves",
+    ),
+    (
+        "initialize",
+        AgentFit::FakeOnly,
+        "the server's `initialize` answer",
+    ),
+    (
+        "session_new",
+        AgentFit::FakeOnly,
+        "the server's `session/new` answer",
+    ),
     ("prompt", AgentFit::FakeOnly, "the server's slash commands"),
-    ("faults", AgentFit::FakeOnly, "faults in the server's frames"),
-    ("latency_ms", AgentFit::Irrelevant, "the agent takes its own time"),
-    ("models", AgentFit::Irrelevant, "the agent has its own catalogue"),
-    ("default_model", AgentFit::Irrelevant, "the agent has its own catalogue"),
-    ("mcp_client", AgentFit::Irrelevant, "the agent has its own MCP client"),
-    ("turn_usage", AgentFit::Irrelevant, "the agent reports usage itself"),
-    ("sign_in", AgentFit::Irrelevant, "the agent signs in with an API key"),
-    ("cancel", AgentFit::Irrelevant, "the agent honours a cancel its own way"),
-    ("lifecycle", AgentFit::Irrelevant, "the agent's process lives its own life"),
-    ("session_close", AgentFit::Irrelevant, "the agent's own `session/close`"),
-    ("disabled_tools", AgentFit::Irrelevant, "the agent disables tools its own way"),
-    ("planted_secret", AgentFit::Irrelevant, "only the fake plants a secret"),
+    (
+        "faults",
+        AgentFit::FakeOnly,
+        "faults in the server's frames",
+    ),
+    (
+        "latency_ms",
+        AgentFit::Irrelevant,
+        "the agent takes its own time",
+    ),
+    (
+        "models",
+        AgentFit::Irrelevant,
+        "the agent has its own catalogue",
+    ),
+    (
+        "default_model",
+        AgentFit::Irrelevant,
+        "the agent has its own catalogue",
+    ),
+    (
+        "mcp_client",
+        AgentFit::Irrelevant,
+        "the agent has its own MCP client",
+    ),
+    (
+        "turn_usage",
+        AgentFit::Irrelevant,
+        "the agent reports usage itself",
+    ),
+    (
+        "sign_in",
+        AgentFit::Irrelevant,
+        "the agent signs in with an API key",
+    ),
+    (
+        "cancel",
+        AgentFit::Irrelevant,
+        "the agent honours a cancel its own way",
+    ),
+    (
+        "lifecycle",
+        AgentFit::Irrelevant,
+        "the agent's process lives its own life",
+    ),
+    (
+        "session_close",
+        AgentFit::Irrelevant,
+        "the agent's own `session/close`",
+    ),
+    (
+        "disabled_tools",
+        AgentFit::Irrelevant,
+        "the agent disables tools its own way",
+    ),
+    (
+        "planted_secret",
+        AgentFit::Irrelevant,
+        "only the fake plants a secret",
+    ),
 ];
 
 /// Every step kind of a `fake.turns` turn, with how a real agent treats it and why.
@@ -52,13 +120,41 @@ pub const STEP_KINDS: &[(&str, AgentFit, &str)] = &[
     ("stream", AgentFit::Played, "text parts over many events"),
     ("usage", AgentFit::Played, "`usageMetadata`"),
     ("call", AgentFit::Played, "a `functionCall` of DSH's tool"),
-    ("parallel", AgentFit::Played, "several `functionCall`s in one candidate"),
-    ("expect_result", AgentFit::Played, "the `functionResponse` is checked"),
-    ("native", AgentFit::Played, "a `functionCall` of the agent's own tool"),
-    ("wait_for_cancel", AgentFit::Played, "the stream is held until dropped"),
-    ("question", AgentFit::FakeOnly, "a native question of 1.3.0's"),
-    ("foreign_call", AgentFit::FakeOnly, "another MCP server's call, as 1.3.0 announces it"),
-    ("client_request", AgentFit::FakeOnly, "a request of the server's own to the client"),
+    (
+        "parallel",
+        AgentFit::Played,
+        "several `functionCall`s in one candidate",
+    ),
+    (
+        "expect_result",
+        AgentFit::Played,
+        "the `functionResponse` is checked",
+    ),
+    (
+        "native",
+        AgentFit::Played,
+        "a `functionCall` of the agent's own tool",
+    ),
+    (
+        "wait_for_cancel",
+        AgentFit::Played,
+        "the stream is held until dropped",
+    ),
+    (
+        "question",
+        AgentFit::FakeOnly,
+        "a native question of 1.3.0's",
+    ),
+    (
+        "foreign_call",
+        AgentFit::FakeOnly,
+        "another MCP server's call, as 1.3.0 announces it",
+    ),
+    (
+        "client_request",
+        AgentFit::FakeOnly,
+        "a request of the server's own to the client",
+    ),
 ];
 
 /// Why the scenario cannot be played by a real agent: every fake-only key or step it
@@ -100,7 +196,10 @@ fn fake_keys_used(script: &Script) -> Vec<String> {
             found.push(format!("`fake.turns[].{kind}` ({why})"));
         }
     }
-    for kind in kinds.iter().filter(|k| !STEP_KINDS.iter().any(|(n, ..)| n == *k)) {
+    for kind in kinds
+        .iter()
+        .filter(|k| !STEP_KINDS.iter().any(|(n, ..)| n == *k))
+    {
         found.push(format!("`fake.turns[].{kind}`"));
     }
     found
@@ -121,7 +220,9 @@ fn step_fit(step: &Step) -> (&'static str, bool) {
         ),
         Step::Parallel(calls) => (
             "parallel.permission_meta",
-            calls.iter().any(|c| c.permission_meta != PermissionMeta::Mcp),
+            calls
+                .iter()
+                .any(|c| c.permission_meta != PermissionMeta::Mcp),
         ),
         Step::ExpectResult(expect) => ("expect_result.failed_with", expect.failed_with.is_some()),
         Step::Question(_) => ("question", true),

@@ -54,17 +54,26 @@ pub fn judge(run: &ModelApiRun<'_>, expect: Option<&ModelApiExpectation>) -> Vec
         return failures;
     };
     for text in &expect.user_text {
-        if !main.iter().any(|r| user_texts(r).any(|t| t.contains(text.as_str()))) {
+        if !main
+            .iter()
+            .any(|r| user_texts(r).any(|t| t.contains(text.as_str())))
+        {
             failures.push(format!(
                 "expect.model_api.user_text: {text:?} reached the model in no user content"
             ));
         }
     }
     for text in &expect.tool_results {
-        let found = main.iter().flat_map(|r| &r.contents).flat_map(|c| &c.parts).any(|p| {
-            p.kind == PartKind::FunctionResponse
-                && p.response.as_ref().is_some_and(|v| v.to_string().contains(text.as_str()))
-        });
+        let found = main
+            .iter()
+            .flat_map(|r| &r.contents)
+            .flat_map(|c| &c.parts)
+            .any(|p| {
+                p.kind == PartKind::FunctionResponse
+                    && p.response
+                        .as_ref()
+                        .is_some_and(|v| v.to_string().contains(text.as_str()))
+            });
         if !found {
             failures.push(format!(
                 "expect.model_api.tool_results: {text:?} is in no functionResponse the model got"
@@ -88,7 +97,9 @@ pub fn judge(run: &ModelApiRun<'_>, expect: Option<&ModelApiExpectation>) -> Vec
         }
     }
     if expect.only_dsh_tools_instruction
-        && !main.iter().any(|r| user_texts(r).any(|t| t.contains(ONLY_DSH_TOOLS_WORDS)))
+        && !main
+            .iter()
+            .any(|r| user_texts(r).any(|t| t.contains(ONLY_DSH_TOOLS_WORDS)))
     {
         failures.push(format!(
             "expect.model_api.only_dsh_tools_instruction: no user content holds {ONLY_DSH_TOOLS_WORDS:?}"
@@ -119,7 +130,7 @@ fn main_requests(journal: &[JournalEntry]) -> Vec<&RequestEntry> {
         .collect()
 }
 
-fn user_texts<'a>(request: &'a RequestEntry) -> impl Iterator<Item = &'a str> {
+fn user_texts(request: &RequestEntry) -> impl Iterator<Item = &str> {
     request
         .contents
         .iter()
@@ -151,7 +162,10 @@ fn hash_suffix(name: &str) -> Option<&str> {
 
 fn judge_declared(main: &[&RequestEntry], tools: &[String]) -> Vec<String> {
     let mut failures = Vec::new();
-    let Some(request) = main.iter().find(|r| !r.tools.is_empty() || tools.is_empty()) else {
+    let Some(request) = main
+        .iter()
+        .find(|r| !r.tools.is_empty() || tools.is_empty())
+    else {
         return vec![format!(
             "expect.model_api.declared_tools: no model request declared any tool (expected {tools:?})"
         )];
@@ -187,7 +201,10 @@ mod tests {
     #[test]
     fn a_bridge_name_is_the_tool_and_its_hash_never_a_partial_match() {
         assert!(is_bridge_name_of("read_file_c9f8123bd272", "read_file"));
-        assert!(is_bridge_name_of("mcp_dsh_read_file_c9f8123bd272", "read_file"));
+        assert!(is_bridge_name_of(
+            "mcp_dsh_read_file_c9f8123bd272",
+            "read_file"
+        ));
         assert!(!is_bridge_name_of("mcp_dsh_read_file_c9f8123bd272", "file"));
         assert!(!is_bridge_name_of("read_file_c9f8123bd27", "read_file"));
         assert!(!is_bridge_name_of("read_file_C9F8123BD272", "read_file"));

@@ -87,7 +87,9 @@ fn model_step(agent: AgentKind, step: &Step) -> Result<Value, String> {
             );
             json!({ "native": { "name": name, "args": args } })
         }
-        Step::WaitForCancel(wait) => json!({ "wait_for_cancel": { "timeout_ms": wait.timeout_ms } }),
+        Step::WaitForCancel(wait) => {
+            json!({ "wait_for_cancel": { "timeout_ms": wait.timeout_ms } })
+        }
         other => {
             return Err(format!(
                 "a real agent cannot play the step {other:?}: the scenario needs `fake_only`"
