@@ -711,7 +711,9 @@ async fn drive_chat(
             None => failures.push(unstruck),
         }
     }
-    if let Some(expected) = &scenario.expect.models_listed {
+    // Under a real agent the catalogue and the context window are the agent's own.
+    let agent = matches!(options.server, ServerChoice::Agent(_));
+    if let Some(expected) = scenario.expect.models_listed.as_ref().filter(|_| !agent) {
         match adapter.list_models(&provider).await {
             Ok(models) => {
                 let listed: Vec<String> = models
@@ -727,7 +729,7 @@ async fn drive_chat(
             Err(error) => failures.push(format!("listModels failed: {error}")),
         }
     }
-    if let Some(expected) = scenario.expect.context_window {
+    if let Some(expected) = scenario.expect.context_window.filter(|_| !agent) {
         let signal = tokio_util::sync::CancellationToken::new();
         let window = adapter
             .resolve_model(&provider, &model_id, signal)

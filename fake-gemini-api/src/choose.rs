@@ -42,7 +42,11 @@ mod tests {
 
     #[test]
     fn the_latest_occurrence_wins_and_a_catch_all_comes_last() {
-        let turns = [turn(None), turn(Some("Read a.txt")), turn(Some("Read b.txt"))];
+        let turns = [
+            turn(None),
+            turn(Some("Read a.txt")),
+            turn(Some("Read b.txt")),
+        ];
         let history = "user: Read a.txt\nassistant: a.txt read.\nuser: Read b.txt";
         assert_eq!(choose_turn(&turns, history), Some(2));
         assert_eq!(choose_turn(&turns, "user: Read a.txt"), Some(1));

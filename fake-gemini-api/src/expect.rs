@@ -58,7 +58,23 @@ fn has_is_error_true(value: &Value) -> bool {
 
 fn any_string_contains(value: &Value, needle: &str) -> bool {
     match value {
-        Value::String(text) => text.contains(needle),
+        // An agent may carry the tool's result as JSON text inside its own message
+        // (Gemini CLI: `"MCP tool … with response: [{\"functionResponse\": …}]"`): the
+        // text is also searched with its quotes unescaped, up to three levels deep.
+        Value::String(text) => {
+            let mut text = std::borrow::Cow::Borrowed(text.as_str());
+            for _ in 0..4 {
+                if text.contains(needle) {
+                    return true;
+                }
+                let unescaped = text.replace("\\\"", "\"").replace("\\\\", "\\");
+                if unescaped == text {
+                    return false;
+                }
+                text = std::borrow::Cow::Owned(unescaped);
+            }
+            false
+        }
         Value::Object(map) => map.values().any(|inner| any_string_contains(inner, needle)),
         Value::Array(items) => items.iter().any(|inner| any_string_contains(inner, needle)),
         _ => false,
@@ -101,6 +117,23 @@ mod tests {
         assert!(check_results(&want_error, &[&fine]).is_err());
         assert!(check_results(&want_error, &[&top, &fine]).is_err());
         assert!(check_results(&want_error, &[]).is_err());
+    }
+
+    #[test]
+    fn contains_sees_a_result_nested_as_json_text() {
+        let nested = response(serde_json::json!({
+            "error": "MCP tool 't_0123456789ab' reported tool error: [{\"text\":\"Error: the user rejected tool \\\"delete_file\\\"\"}]"
+        }));
+        let expect = ExpectResult {
+            is_error: None,
+            contains: Some("the user rejected tool \"delete_file\"".into()),
+        };
+        assert!(check_one(&expect, &nested).is_ok());
+        let other = ExpectResult {
+            is_error: None,
+            contains: Some("the user approved".into()),
+        };
+        assert!(check_one(&other, &nested).is_err());
     }
 
     #[test]

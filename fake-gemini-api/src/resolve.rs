@@ -11,9 +11,7 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// No declaration fits.
-    #[error(
-        "no declared function ends with `{tool}_<12 hex>` (declared: {declared})"
-    )]
+    #[error("no declared function ends with `{tool}_<12 hex>` (declared: {declared})")]
     NotDeclared {
         /// The script's tool name.
         tool: String,
@@ -116,7 +114,10 @@ mod tests {
     fn a_name_the_bridge_sanitizes_resolves_and_two_alike_are_ambiguous() {
         let one = ["mcp_dsh_fs_read_4074bc025755"];
         assert_eq!(resolve_tool("fs.read", &one).unwrap(), one[0]);
-        let two = ["mcp_dsh_fs_read_4074bc025755", "mcp_dsh_fs_read_42bf01ad692f"];
+        let two = [
+            "mcp_dsh_fs_read_4074bc025755",
+            "mcp_dsh_fs_read_42bf01ad692f",
+        ];
         assert!(matches!(
             resolve_tool("fs.read", &two),
             Err(ResolveError::Ambiguous { .. })

@@ -155,7 +155,10 @@ async fn tool_names_resolve_by_hash_suffix_never_bare_and_never_loosely() {
     let script = json!({"turns": [{"steps": [{"call": {"tool": "read_file"}}]}]});
     let fake = Fake::start(script).await;
     let resolving: [(&[&str], &str); 4] = [
-        (&["read_file", "read_file_c9f8123bd272"], "read_file_c9f8123bd272"),
+        (
+            &["read_file", "read_file_c9f8123bd272"],
+            "read_file_c9f8123bd272",
+        ),
         (
             &["other", "read_file_c9f8123bd272"],
             "read_file_c9f8123bd272",

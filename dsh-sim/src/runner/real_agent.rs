@@ -14,14 +14,14 @@ pub mod model_script;
 use std::path::{Path, PathBuf};
 
 use antigravity_acp::ServerCommand;
-use fake_antigravity::script::NativeKind;
+use fake_antigravity::script::{NativeKind, Step, StopScript};
 use fake_gemini_api::ModelApi;
 
 use crate::runner::ServerChoice;
 use crate::runner::confinement::RunnerPaths;
 use crate::runner::judge::model_api::ModelApiRun;
 use crate::runner::judge::wire::ProcessFacts;
-use crate::scenario::{Expectations, Scenario, WireExpectations};
+use crate::scenario::{DshFault, Expectations, Scenario, WireExpectations};
 
 /// Which real agent runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -99,9 +99,10 @@ impl AgentKind {
                     "web_fetch".to_owned(),
                     serde_json::json!({ "prompt": "https://example.invalid/" }),
                 ),
+                // A command Gemini CLI does not count as read-only, so it asks first.
                 _ => (
                     "run_shell_command".to_owned(),
-                    serde_json::json!({ "command": "true" }),
+                    serde_json::json!({ "command": "touch dsh-sim-native-ran" }),
                 ),
             },
         }
@@ -133,10 +134,49 @@ impl AgentKind {
             .model
             .as_deref()
             .is_some_and(|model| !model.ends_with("/server-default"));
+        let refused_before_seen = model_script::runs_natives(&scenario.fake)
+            && scenario
+                .fake
+                .turns
+                .iter()
+                .flat_map(|turn| &turn.steps)
+                .any(|step| match step {
+                    Step::Native(native) => {
+                        let outside = native.path.as_deref().is_some_and(|path| {
+                            Path::new(path).is_absolute()
+                                || path.starts_with("{workspace}")
+                                || path.contains("..")
+                        });
+                        outside && (native.ask || native.kind == NativeKind::Read)
+                    }
+                    _ => false,
+                });
+        let stops_early = scenario
+            .fake
+            .turns
+            .iter()
+            .any(|turn| turn.stop != StopScript::EndTurn);
+        let one_round_of_two = matches!(scenario.dsh.fault, Some(DshFault::HistoryReorderResults));
         match self {
+            Self::GeminiCli if stops_early => Some(
+                "a turn the model stops at its token limit or refuses: gemini-cli ends it with \
+                 `end_turn` all the same, so the adapter is told nothing else happened"
+                    .to_owned(),
+            ),
+            Self::GeminiCli if one_round_of_two => Some(
+                "needs two tool results in one continuation: gemini-cli runs a model's \
+                 parallel calls one after another, so DSH holds one result at a time"
+                    .to_owned(),
+            ),
             Self::GeminiCli if named => Some(
                 "names a model, and gemini-cli offers no `model` config option to select it \
                  through (the adapter selects models only that way)"
+                    .to_owned(),
+            ),
+            Self::GeminiCli if refused_before_seen => Some(
+                "a native read, or an asked write, of a path outside the agent's workspace: \
+                 gemini-cli refuses such a path before it announces the read or asks, so the \
+                 attempt 1.3.0 makes never reaches the adapter"
                     .to_owned(),
             ),
             _ => None,
@@ -191,7 +231,8 @@ impl AgentRun {
         ];
         match agent.kind {
             AgentKind::GeminiCli => {
-                write_gemini_cli_settings(&home, &disabled_natives)?;
+                let unasked = model_script::natives_run_unasked(agent.kind, &scenario.fake);
+                write_gemini_cli_settings(&home, &disabled_natives, &unasked)?;
                 env.push(("HOME".to_owned(), home.display().to_string()));
                 env.push(("GEMINI_CLI_NO_RELAUNCH".to_owned(), "true".to_owned()));
             }
@@ -215,8 +256,14 @@ impl AgentRun {
 
 /// Gemini CLI's settings in its private home: signed in with the API key, folder trust
 /// off (else it loads no MCP server a session names), no telemetry, no update checks, a
-/// fixed model (no routing requests), and its own tools off unless the scenario runs one.
-fn write_gemini_cli_settings(home: &Path, disabled: &[String]) -> Result<(), String> {
+/// fixed model (no routing requests), its own tools off unless the scenario runs one, and
+/// those a scenario's `native` steps run without asking (`ask: false`) allowed without a
+/// confirmation, as 1.3.0 runs its reads.
+fn write_gemini_cli_settings(
+    home: &Path,
+    disabled: &[String],
+    unasked: &[String],
+) -> Result<(), String> {
     let settings = serde_json::json!({
         "security": {
             "auth": { "selectedType": "gemini-api-key" },
@@ -226,7 +273,7 @@ fn write_gemini_cli_settings(home: &Path, disabled: &[String]) -> Result<(), Str
         "telemetry": { "enabled": false },
         "general": { "disableAutoUpdate": true, "disableUpdateNag": true },
         "model": { "name": "gemini-2.5-pro" },
-        "tools": { "exclude": disabled },
+        "tools": { "exclude": disabled, "allowed": unasked },
     });
     write_file(&home.join(".gemini/settings.json"), &settings.to_string())
 }
@@ -310,8 +357,8 @@ pub fn skip_reason(scenario: &Scenario, server: &ServerChoice) -> Option<String>
 }
 
 /// Takes out of `expect` the checks only the fake's own journal can judge (what the
-/// server did on MCP, its native steps, its slash commands, its settings writes); whether
-/// any was there.
+/// server did on MCP, its native steps, its slash commands, its settings writes, why it
+/// exited); whether any was there.
 pub fn fake_journal_checks_dropped(expect: &mut WireExpectations) -> bool {
     let dropped = [
         expect.mcp_tool_calls.take().is_some(),
@@ -324,6 +371,8 @@ pub fn fake_journal_checks_dropped(expect: &mut WireExpectations) -> bool {
         expect.native_actions.take().is_some(),
         expect.slash_commands.take().is_some(),
         expect.settings_written.take().is_some(),
+        // Why a process exited is what the fake journals of itself; the relay sees a status.
+        expect.exits.take().is_some(),
     ];
     dropped.contains(&true)
 }

@@ -6,6 +6,7 @@
 //! reason, and the runner skips a `fake_only` scenario under `--agent`, naming the key.
 //! `scenarios/README.md` ("Real agents") prints the same table.
 
+use fake_antigravity::script::refused_native::RefusedNative;
 use fake_antigravity::script::{PermissionMeta, Script, Step};
 use serde_json::Value;
 
@@ -155,6 +156,26 @@ pub const STEP_KINDS: &[(&str, AgentFit, &str)] = &[
         AgentFit::FakeOnly,
         "a request of the server's own to the client",
     ),
+    (
+        "call.permission_meta",
+        AgentFit::FakeOnly,
+        "how 1.3.0 announces a call",
+    ),
+    (
+        "parallel.permission_meta",
+        AgentFit::FakeOnly,
+        "how 1.3.0 announces a call",
+    ),
+    (
+        "expect_result.failed_with",
+        AgentFit::FakeOnly,
+        "a failure of the fake's MCP client",
+    ),
+    (
+        "native.after_refusal",
+        AgentFit::FakeOnly,
+        "how the server ends a refused call",
+    ),
 ];
 
 /// Why the scenario cannot be played by a real agent: every fake-only key or step it
@@ -183,6 +204,15 @@ fn fake_keys_used(script: &Script) -> Vec<String> {
     }
     if script.mcp_client.fault.is_some() {
         found.push("`fake.mcp_client.fault` (a fault of the fake's own MCP client)".to_owned());
+    }
+    if script.session_close.late_permission.is_some() {
+        found.push(
+            "`fake.session_close.late_permission` (a request the server makes as it closes)"
+                .to_owned(),
+        );
+    }
+    if script.lifecycle.exit_after_sessions.is_some() || script.lifecycle.exit_after_ms.is_some() {
+        found.push("`fake.lifecycle.exit_after_*` (the server exits on its own)".to_owned());
     }
     let mut kinds: Vec<&str> = Vec::new();
     for step in script.turns.iter().flat_map(|turn| &turn.steps) {
@@ -213,7 +243,10 @@ fn step_fit(step: &Step) -> (&'static str, bool) {
         Step::Stream(_) => ("stream", false),
         Step::Usage(_) => ("usage", false),
         Step::WaitForCancel(_) => ("wait_for_cancel", false),
-        Step::Native(_) => ("native", false),
+        Step::Native(native) => (
+            "native.after_refusal",
+            native.after_refusal != RefusedNative::default(),
+        ),
         Step::Call(call) => (
             "call.permission_meta",
             call.permission_meta != PermissionMeta::Mcp,

@@ -37,6 +37,23 @@ pub fn runs_natives(fake: &Script) -> bool {
             .any(|step| matches!(step, Step::Native(_)))
 }
 
+/// The agent's own tools the scenario's `native` steps run without asking (`ask: false`).
+pub fn natives_run_unasked(agent: AgentKind, fake: &Script) -> Vec<String> {
+    let mut names = Vec::new();
+    for step in fake.turns.iter().flat_map(|turn| &turn.steps) {
+        if let Step::Native(native) = step
+            && !native.ask
+        {
+            let (name, _) =
+                agent.native_call(&native.tool, native.kind, native.path.as_deref(), "");
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
 fn model_turn(agent: AgentKind, turn: &TurnScript) -> Result<Value, String> {
     let steps = turn
         .steps

@@ -202,11 +202,7 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
 }
 
 /// A frame the client sent: a request/notification, or an answer to the agent.
-fn client_frame(
-    frame: &Value,
-    permission_requests: &[(Value, Value)],
-    facts: &mut ProcessFacts,
-) {
+fn client_frame(frame: &Value, permission_requests: &[(Value, Value)], facts: &mut ProcessFacts) {
     let params = frame.get("params").unwrap_or(&Value::Null);
     let Some(method) = method_of(frame) else {
         if let Some(id) = frame.get("id")
