@@ -178,6 +178,11 @@ pub const STEP_KINDS: &[(&str, AgentFit, &str)] = &[
     ),
 ];
 
+/// The longest start-up of a real agent the runner allows for: a model timeout shorter than
+/// this could strike before the agent answers `initialize` (1.3.0 took up to 8.6 s on
+/// Windows; Gemini CLI 1.5–4.5 s here), so such a scenario is played on the fake only.
+pub const AGENT_START_UP_MS: u64 = 10_000;
+
 /// Why the scenario cannot be played by a real agent: every fake-only key or step it
 /// uses, as `` `fake.<key>` (<why>) ``, in table order, each once. Empty: a real agent can
 /// play it.
@@ -275,6 +280,17 @@ fn scenario_keys_used(scenario: &Scenario) -> Vec<(&'static str, &'static str)> 
     }
     if scenario.dsh.gemini_home.is_some() {
         found.push(("dsh.gemini_home", "1.3.0's sign-in files"));
+    }
+    if scenario
+        .dsh
+        .adapter
+        .timeout_ms
+        .is_some_and(|ms| ms < AGENT_START_UP_MS)
+    {
+        found.push((
+            "dsh.adapter.timeout_ms",
+            "under 10 s, shorter than a real agent's start-up can be (1.3.0: up to 8.6 s)",
+        ));
     }
     if !scenario.dsh.leftovers.is_empty() {
         found.push(("dsh.leftovers", "1.3.0's conversation files"));
