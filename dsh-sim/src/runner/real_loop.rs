@@ -53,8 +53,11 @@ pub fn skip_reason(scenario: &Scenario, options: &RunnerOptions) -> Option<Strin
     if let Some(reason) = &scenario.simulator_only {
         return Some(format!("simulator only: {reason}"));
     }
-    if !matches!(options.server, ServerChoice::Fake { .. }) {
-        return Some("--real-loop runs against the fake only".to_owned());
+    if !matches!(
+        options.server,
+        ServerChoice::Fake { .. } | ServerChoice::Agent(_)
+    ) {
+        return Some("--real-loop runs against the fake or a real agent (--agent) only".to_owned());
     }
     None
 }
