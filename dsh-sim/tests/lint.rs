@@ -68,3 +68,41 @@ fn each_problem_is_reported_at_its_file_line_and_column() {
     }
     assert!(!stdout.contains("clean.yaml"), "{stdout}");
 }
+
+/// A scenario that uses a key only the fake can play must say why with `fake_only`, or a
+/// real agent (`run --agent`) would be handed it; with the reason it lints clean.
+#[test]
+fn a_fake_only_key_without_fake_only_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let scenarios = root.path().join("scenarios");
+    let area = scenarios.join("area");
+    std::fs::create_dir_all(&area).unwrap();
+    std::fs::write(scenarios.join("scenario.schema.json"), "{}").unwrap();
+    std::fs::write(scenarios.join("CLAIMS.md"), "| claim | text | proofs |\n").unwrap();
+    let quirk = "fake:\n  quirks: { resend_pending_tool_call: true }\n";
+    std::fs::write(
+        area.join("unsaid.yaml"),
+        format!("{LINE}name: a\ncovers: []\n{quirk}{CHAT}"),
+    )
+    .unwrap();
+    std::fs::write(
+        area.join("said.yaml"),
+        format!("{LINE}name: b\ncovers: []\nfake_only: \"a quirk of 1.3.0's wire\"\n{quirk}{CHAT}"),
+    )
+    .unwrap();
+    let output = cargo_bin_cmd!("dsh-sim")
+        .arg("lint")
+        .arg(&scenarios)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let shown = String::from_utf8_lossy(&output);
+    assert!(
+        shown.contains("unsaid.yaml:1:1: a real agent cannot play `fake.quirks`"),
+        "{shown}"
+    );
+    assert!(!shown.contains("/said.yaml:1:1"), "{shown}");
+    assert!(shown.contains("2 files, 1 problems"), "{shown}");
+}
