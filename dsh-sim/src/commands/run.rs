@@ -20,7 +20,9 @@ pub(crate) fn run(paths: &[PathBuf], settings: &RunSettings) -> anyhow::Result<b
     );
     match (settings.agent, settings.server.as_deref()) {
         (Some(kind), server) => {
-            let agent = crate::runner::real_agent::RealAgent::new(kind, server)?;
+            let server = server.map(parse_server_command).transpose()?;
+            let agent = crate::runner::real_agent::RealAgent::new(kind, server)
+                .map_err(anyhow::Error::msg)?;
             options.server = ServerChoice::Agent(agent);
             options.tap_program =
                 Some(std::env::current_exe().context("cannot find the dsh-sim binary itself")?);

@@ -5,9 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use antigravity_acp::ServerCommand;
-use fake_antigravity::script::{NativeKind, Step, StopScript};
+use fake_antigravity::script::{DisabledToolsScript, NativeKind, Script, Step, StopScript};
 
-use super::model_script;
 use crate::scenario::{DshFault, Expectations, Scenario};
 
 /// Which real agent runs.
@@ -125,7 +124,7 @@ impl AgentKind {
             .model
             .as_deref()
             .is_some_and(|model| !model.ends_with("/server-default"));
-        let refused_before_seen = model_script::runs_natives(&scenario.fake)
+        let refused_before_seen = runs_natives(&scenario.fake)
             && scenario
                 .fake
                 .turns
@@ -184,17 +183,17 @@ pub fn pinned_gemini_cli() -> PathBuf {
 impl RealAgent {
     /// The agent `kind`, started by `server` (`<program> <args…>`) or, for Gemini CLI, by
     /// the pinned install run with `node` from `PATH`.
-    pub fn new(kind: AgentKind, server: Option<&str>) -> anyhow::Result<Self> {
+    pub fn new(kind: AgentKind, server: Option<ServerCommand>) -> Result<Self, String> {
         let command = match (kind, server) {
-            (_, Some(line)) => crate::commands::cli::parse_server_command(line)?,
+            (_, Some(command)) => command,
             (AgentKind::GeminiCli, None) => {
                 let bundle = pinned_gemini_cli();
                 if !bundle.is_file() {
-                    anyhow::bail!(
+                    return Err(format!(
                         "no Gemini CLI at {}: run `npm ci --prefix ci/real-agents` (or name \
                          the agent's command with --server)",
                         bundle.display()
-                    );
+                    ));
                 }
                 ServerCommand {
                     program: PathBuf::from("node"),
@@ -203,7 +202,9 @@ impl RealAgent {
                 }
             }
             (AgentKind::Antigravity, None) => {
-                anyhow::bail!("--agent antigravity needs --server naming the build's command")
+                return Err(
+                    "--agent antigravity needs --server naming the build's command".to_owned(),
+                );
             }
         };
         let mut reads = Vec::new();
@@ -225,4 +226,32 @@ impl RealAgent {
             reads,
         })
     }
+}
+
+/// Whether the scenario has the agent's own tools run (a build that ignores the
+/// disabling): then the runner leaves them on.
+pub fn runs_natives(fake: &Script) -> bool {
+    fake.disabled_tools == DisabledToolsScript::Ignore
+        && fake
+            .turns
+            .iter()
+            .flat_map(|turn| &turn.steps)
+            .any(|step| matches!(step, Step::Native(_)))
+}
+
+/// The agent's own tools the scenario's `native` steps run without asking (`ask: false`).
+pub fn natives_run_unasked(agent: AgentKind, fake: &Script) -> Vec<String> {
+    let mut names = Vec::new();
+    for step in fake.turns.iter().flat_map(|turn| &turn.steps) {
+        if let Step::Native(native) = step
+            && !native.ask
+        {
+            let (name, _) =
+                agent.native_call(&native.tool, native.kind, native.path.as_deref(), "");
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }

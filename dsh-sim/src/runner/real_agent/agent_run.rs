@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use antigravity_acp::ServerCommand;
 use fake_gemini_api::ModelApi;
 
+use super::agent_kind::{natives_run_unasked, runs_natives};
 use super::{AgentKind, GEMINI_CLI_NATIVE_TOOLS, RealAgent, model_script};
 use crate::runner::confinement::RunnerPaths;
 use crate::runner::judge::model_api::ModelApiRun;
@@ -46,7 +47,7 @@ impl AgentRun {
             .await
             .map_err(|e| format!("cannot start the scripted model API: {e}"))?;
         let home = workspace.join("agent-home");
-        let natives_run = model_script::runs_natives(&scenario.fake);
+        let natives_run = runs_natives(&scenario.fake);
         let disabled_natives = match agent.kind {
             AgentKind::GeminiCli if !natives_run => GEMINI_CLI_NATIVE_TOOLS
                 .iter()
@@ -60,7 +61,7 @@ impl AgentRun {
         ];
         match agent.kind {
             AgentKind::GeminiCli => {
-                let unasked = model_script::natives_run_unasked(agent.kind, &scenario.fake);
+                let unasked = natives_run_unasked(agent.kind, &scenario.fake);
                 write_gemini_cli_settings(&home, &disabled_natives, &unasked)?;
                 env.push(("HOME".to_owned(), home.display().to_string()));
                 env.push(("GEMINI_CLI_NO_RELAUNCH".to_owned(), "true".to_owned()));

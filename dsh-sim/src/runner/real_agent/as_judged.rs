@@ -3,8 +3,8 @@
 //! ([`fake_journal_checks_dropped`]), and what an agent says its own way, judged by what it
 //! means ([`judge_by_meaning`]).
 
-use crate::runner::ServerChoice;
 use crate::runner::judge::wire::ProcessFacts;
+use crate::runner::options::ServerChoice;
 use crate::scenario::{Scenario, WireExpectations};
 
 /// Why the runner does not play `scenario` against `server`, if it does not.

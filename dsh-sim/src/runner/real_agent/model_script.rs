@@ -7,13 +7,11 @@
 //! reason becomes the finish reason. Anything else keeps a scenario on the fake
 //! (`scenario::agent_fit`), so meeting it here is an error.
 
-use fake_antigravity::script::{
-    CallStep, DisabledToolsScript, Script, Step, StopScript, TurnScript,
-};
+use fake_antigravity::script::{CallStep, Script, Step, StopScript, TurnScript};
 use fake_gemini_api::ModelScript;
 use serde_json::{Value, json};
 
-use super::AgentKind;
+use super::agent_kind::AgentKind;
 
 /// The model API's script for `fake` under `agent`.
 pub fn model_script(agent: AgentKind, fake: &Script) -> Result<ModelScript, String> {
@@ -24,34 +22,6 @@ pub fn model_script(agent: AgentKind, fake: &Script) -> Result<ModelScript, Stri
         .collect::<Result<Vec<_>, _>>()?;
     serde_json::from_value(json!({ "turns": turns }))
         .map_err(|e| format!("the model API refused the translated script: {e}"))
-}
-
-/// Whether the scenario has the agent's own tools run (a build that ignores the
-/// disabling): then the runner leaves them on.
-pub fn runs_natives(fake: &Script) -> bool {
-    fake.disabled_tools == DisabledToolsScript::Ignore
-        && fake
-            .turns
-            .iter()
-            .flat_map(|turn| &turn.steps)
-            .any(|step| matches!(step, Step::Native(_)))
-}
-
-/// The agent's own tools the scenario's `native` steps run without asking (`ask: false`).
-pub fn natives_run_unasked(agent: AgentKind, fake: &Script) -> Vec<String> {
-    let mut names = Vec::new();
-    for step in fake.turns.iter().flat_map(|turn| &turn.steps) {
-        if let Step::Native(native) = step
-            && !native.ask
-        {
-            let (name, _) =
-                agent.native_call(&native.tool, native.kind, native.path.as_deref(), "");
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    names
 }
 
 fn model_turn(agent: AgentKind, turn: &TurnScript) -> Result<Value, String> {
