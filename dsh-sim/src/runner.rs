@@ -319,7 +319,7 @@ fn run_in_workspace(
             let tap = options
                 .tap_program
                 .as_deref()
-                .unwrap_or(Path::new("dsh-sim"));
+                .ok_or("a real agent runs behind the tap: RunnerOptions::tap_program is unset")?;
             let command = started.command(agent, tap, &journal_dir);
             own_paths = started.paths(agent, &journal_dir);
             agent_run = Some(started);
