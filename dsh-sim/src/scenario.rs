@@ -60,9 +60,8 @@ pub struct Scenario {
     /// Set when a real agent cannot play the scenario (`dsh-sim run --agent`, and the
     /// nightly's real build): why, in one line. Absent: the scripted model API plays its
     /// `fake.turns` against the agent, and `dsh-sim lint` refuses it if it uses a key that
-    /// only the fake can play ([`agent_fit`]'s table). Against an unscripted server
-    /// (`--server` without `--agent`) only scenarios without `fake_only` and without
-    /// `fake.turns` run.
+    /// only the fake can play ([`agent_fit`]'s table). `--server` without `--agent` runs it
+    /// too, against a server whose model the runner does not script.
     #[serde(default, deserialize_with = "validation::reason")]
     pub fake_only: Option<String>,
     /// The bound on the whole chat, in seconds, for a scenario that needs longer than

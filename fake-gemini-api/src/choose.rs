@@ -54,5 +54,8 @@ mod tests {
         assert_eq!(choose_turn(&turns[1..], "something else"), None);
         let tie = [turn(Some("a.txt")), turn(Some("a.txt"))];
         assert_eq!(choose_turn(&tie, "Read a.txt"), Some(0));
+        // Where an occurrence ends, not where it starts: both end at the prompt's end.
+        let ending_together = [turn(Some("ab")), turn(Some("b"))];
+        assert_eq!(choose_turn(&ending_together, "ab"), Some(0));
     }
 }

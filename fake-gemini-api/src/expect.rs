@@ -93,6 +93,7 @@ fn short_json(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 
@@ -117,6 +118,9 @@ mod tests {
         assert!(check_results(&want_error, &[&fine]).is_err());
         assert!(check_results(&want_error, &[&top, &fine]).is_err());
         assert!(check_results(&want_error, &[]).is_err());
+        // An agent may pass the MCP result on as a list of parts.
+        let in_a_list = response(json!({"output": [{"isError": true}]}));
+        assert!(check_results(&want_error, &[&in_a_list]).is_ok());
     }
 
     #[test]
@@ -144,5 +148,22 @@ mod tests {
         };
         assert!(check_results(&expect, &[&response(json!({"output": "say \"hi\""}))]).is_ok());
         assert!(check_results(&expect, &[&response(json!({"output": "say hi"}))]).is_err());
+        let in_a_list = response(json!({"output": [{"text": "say \"hi\""}]}));
+        assert!(check_results(&expect, &[&in_a_list]).is_ok());
+    }
+
+    #[test]
+    fn a_failure_shows_the_response_and_cuts_a_long_one() {
+        let expect = ExpectResult {
+            is_error: None,
+            contains: Some("absent".into()),
+        };
+        let short = check_results(&expect, &[&response(json!({"output": "brief"}))]).unwrap_err();
+        assert!(short.contains(r#"{"output":"brief"}"#), "{short}");
+        assert!(!short.contains('…'), "{short}");
+        let long = "x".repeat(500);
+        let cut = check_results(&expect, &[&response(json!({ "output": long }))]).unwrap_err();
+        assert!(cut.contains('…'), "{cut}");
+        assert!(!cut.contains(&"x".repeat(300)), "{cut}");
     }
 }

@@ -114,6 +114,8 @@ mod tests {
     fn a_name_the_bridge_sanitizes_resolves_and_two_alike_are_ambiguous() {
         let one = ["mcp_dsh_fs_read_4074bc025755"];
         assert_eq!(resolve_tool("fs.read", &one).unwrap(), one[0]);
+        let kept = ["mcp_dsh_fs-read_4074bc025755"];
+        assert_eq!(resolve_tool("fs-read", &kept).unwrap(), kept[0]);
         let two = [
             "mcp_dsh_fs_read_4074bc025755",
             "mcp_dsh_fs_read_42bf01ad692f",

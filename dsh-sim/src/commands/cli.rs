@@ -178,9 +178,9 @@ pub(crate) enum Command {
 pub(crate) struct RunSettings {
     /// Run against this ACP server command ("<program> <args…>", split on
     /// whitespace) instead of the fake, or `installed`: the pinned build the adapter
-    /// installs and checks itself (in the default cache). Its model is unscripted, so
-    /// only scenarios without `fake.turns` and `fake_only` run, judged on the relay's
-    /// client-side journal; with `--agent`, the agent's command.
+    /// installs and checks itself (in the default cache). Scenarios marked `fake_only`
+    /// are skipped, the rest judged on the relay's client-side journal; its model is not
+    /// scripted (with `--agent`, this is the agent's command and its model is).
     #[arg(long, value_name = "COMMAND")]
     pub(crate) server: Option<String>,
     /// Run against a real ACP agent whose model is the scripted model API, which plays

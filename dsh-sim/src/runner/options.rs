@@ -25,8 +25,9 @@ pub enum ServerChoice {
         /// The dsh-sim binary.
         program: PathBuf,
     },
-    /// Any ACP server command with an unscripted model (the real build, signed in). Only
-    /// scenarios without `fake_only` and without `fake.turns` run. With [`RunnerOptions::tap_program`], the server
+    /// Any ACP server command, its model not scripted by the runner. Scenarios marked
+    /// `fake_only` are skipped; what a scenario expects of the model's words holds only
+    /// where the command answers as scripted (`Agent` scripts a real agent's model). With [`RunnerOptions::tap_program`], the server
     /// runs behind `dsh-sim tap`, whose client-side journal the wire checks are judged on
     /// (those on MCP traffic are skipped); without it, every wire check is skipped.
     Command(ServerCommand),

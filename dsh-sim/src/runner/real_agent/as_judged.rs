@@ -15,19 +15,13 @@ pub fn skip_reason(scenario: &Scenario, server: &ServerChoice) -> Option<String>
             Some(reason) => Some(format!("fake only: {reason}")),
             None => agent.kind.cannot_play(scenario),
         },
-        ServerChoice::Command(_) | ServerChoice::Installed(_) => {
-            if let Some(reason) = &scenario.fake_only {
-                Some(format!("fake only: {reason}"))
-            } else if !scenario.fake.turns.is_empty() {
-                Some(
-                    "scripts the model (`fake.turns`): against an unscripted server it runs \
-                     only with `--agent`, which plays the script through the model API"
-                        .to_owned(),
-                )
-            } else {
-                None
-            }
-        }
+        // Any ACP server command, its model unscripted: what a scenario expects of the
+        // model's words holds there only when the command is a scripted one (`--agent`
+        // scripts the model for a real agent).
+        ServerChoice::Command(_) | ServerChoice::Installed(_) => scenario
+            .fake_only
+            .as_ref()
+            .map(|reason| format!("fake only: {reason}")),
     }
 }
 
