@@ -7,6 +7,7 @@
 //! value: the model API journals keys by shape only). This module owns the walk over the
 //! folder, the extraction from parsed journals and the lines.
 
+pub use crate::runner::judge::model_api::is_bridge_name;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -18,8 +19,6 @@ use serde_json::Value;
 #[cfg(test)]
 mod tests;
 
-/// Hex digits of the hash that ends a bridge tool's MCP name.
-const HASH_HEX: usize = 12;
 /// At most this many characters of a permission title's shape.
 const TITLE_CHARS: usize = 80;
 
@@ -231,18 +230,6 @@ fn scenario_facts(scenario: &ScenarioJournals) -> Facts {
         .facts
         .extend(permission_facts(&scenario.acp, &bridge, called_bridge));
     facts
-}
-
-/// Whether `name` ends in `_` and 12 lowercase hex digits: a bridge tool's MCP name.
-pub fn is_bridge_name(name: &str) -> bool {
-    let Some(split) = name.len().checked_sub(HASH_HEX + 1) else {
-        return false;
-    };
-    let (head, tail) = name.split_at_checked(split).unwrap_or((name, ""));
-    !head.is_empty()
-        && tail.strip_prefix('_').is_some_and(|hash| {
-            hash.len() == HASH_HEX && hash.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
-        })
 }
 
 /// What the agent puts before the bridge's MCP name: up to and including the first MCP

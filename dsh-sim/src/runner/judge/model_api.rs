@@ -150,9 +150,15 @@ pub fn is_bridge_name_of(declared: &str, tool: &str) -> bool {
     rest == tool || rest.strip_prefix("mcp_dsh_") == Some(tool)
 }
 
-/// The `_<12 lowercase hex>` a bridge name ends with, if it does.
+/// Whether `name` is a bridge tool's MCP name, however an agent prefixes it: something,
+/// then `_` and 12 lowercase hex digits (the turn's hash).
+pub fn is_bridge_name(name: &str) -> bool {
+    hash_suffix(name).is_some()
+}
+
+/// The `_<12 lowercase hex>` a bridge name ends with, after at least one character.
 fn hash_suffix(name: &str) -> Option<&str> {
-    let at = name.len().checked_sub(13)?;
+    let at = name.len().checked_sub(13).filter(|at| *at > 0)?;
     let suffix = name.get(at..)?;
     let hex = suffix.strip_prefix('_')?;
     hex.bytes()
@@ -174,7 +180,7 @@ fn judge_declared(main: &[&RequestEntry], tools: &[String]) -> Vec<String> {
         .tools
         .iter()
         .map(|t| t.name.as_str())
-        .filter(|n| hash_suffix(n).is_some())
+        .filter(|n| is_bridge_name(n))
         .collect();
     for tool in tools {
         if !bridge.iter().any(|n| is_bridge_name_of(n, tool)) {
