@@ -15,6 +15,9 @@ cargo build --locked -p fake-antigravity
 echo "== npm ci (dsh-plugin)"
 npm --prefix dsh-plugin ci --no-audit --no-fund
 
+echo "== npm ci (ci/verdaccio: the throwaway registry pack.test.mjs publishes to and installs from)"
+npm --prefix ci/verdaccio ci --no-audit --no-fund --ignore-scripts
+
 echo "== the debug addon with test hooks (cargo), copied where the loader finds it"
 npm --prefix dsh-plugin run build:debug
 
