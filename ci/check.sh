@@ -5,7 +5,9 @@
 # test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim as its
 # own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
 # Then the other platforms' share (ci/cross.sh ci: clippy for Windows and macOS arm64, and
-# the scenario suite as Windows processes under Wine; the rest is nightly's). `.ci/run`
+# the scenario suite as Windows processes under Wine; the rest is nightly's), then the release
+# rehearsal (ci/rehearse.sh: the packages Linux can build, in debug, published to a
+# throwaway registry and installed from it as users install them). `.ci/run`
 # calls this script. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,3 +32,6 @@ bash ci/test.sh
 
 echo "== other platforms: clippy for Windows and macOS arm64, the scenarios under Wine"
 bash ci/cross.sh ci
+
+echo "== release rehearsal: package, publish to a throwaway registry, install as users do (debug)"
+bash ci/rehearse.sh

@@ -14,7 +14,9 @@
 # scenario suite against the real 1.3.0 build (ci/nightly-real-server.sh) unless
 # --no-real-server is given (a machine that cannot run the 1.3.0 download), then the other
 # platforms' nightly leg (ci/cross.sh nightly: clippy for linux-arm64 and macOS x64, every
-# Windows test under Wine, the qemu leg, the addons and their imports). Exits non-zero when
+# Windows test under Wine, the qemu leg, the addons and their imports), then the release
+# rehearsal on release builds (ci/rehearse.sh --release) and the reproducible-build check
+# (ci/reproducible.sh: the linux-x64 release addon built twice, byte-compared). Exits non-zero when
 # any of them fails; all of them always run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,4 +55,6 @@ if [ "${1:-}" != "--no-real-server" ]; then
     bash ci/nightly-real-server.sh || status=1
 fi
 bash ci/cross.sh nightly || status=1
+bash ci/rehearse.sh --release || status=1
+bash ci/reproducible.sh || status=1
 exit "$status"
