@@ -18,7 +18,7 @@
 #
 # Stdout: the path of each tarball made, one a line, in TAG order. Progress on stderr
 # (`== ` lines). Exit codes: 0 every TAG packed; 1 a build, a check or a pack failed (the
-# tarballs packed before it stay); 64 a usage error or a TAG this host cannot build (a
+# tarballs packed before it stay; the failing one is removed); 64 a usage error or a TAG this host cannot build (a
 # darwin tag off macOS, an unknown tag), refused before anything is built.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -88,7 +88,9 @@ pack() {
     "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s)[0].filename))")"
   tarball="$out/$name"
   listed="$(tar -tzf "$tarball" | sed 's|^package/||' | grep -v '/$' | LC_ALL=C sort | tr '\n' ' ')"
-  [[ "$listed" == "$expected" ]] || die "$tarball holds [$listed], not exactly [$expected]"
+  # A tarball that fails a check is removed, so that no publish can pick it up.
+  [[ "$listed" == "$expected" ]] || { rm -f "$tarball"; die "$tarball holds [$listed], not exactly [$expected]"; }
+  [[ " $listed" == *" LICENSE "* ]] || { rm -f "$tarball"; die "$tarball ships no LICENSE"; }
   log "packed $tarball ($(du -h "$tarball" | cut -f1))"
   echo "$tarball"
 }
