@@ -277,7 +277,7 @@ qemu_test() {
 # llvm-objdump reads both PE machines (mingw's objdump only x86_64).
 imports() {
   local file="$1" bad
-  bad="$(llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | grep -Ev "$SYSTEM_DLLS" || true)"
+  bad="$(llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr '[:upper:]' '[:lower:]' | grep -Ev "$SYSTEM_DLLS" || true)"
   llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: /  imports /p'
   if [[ -n "$bad" ]]; then
     log "$file imports DLLs that are not the system's: $bad"

@@ -17,7 +17,7 @@
 # Windows test under Wine, the qemu leg, the addons and their imports). Exits non-zero when
 # any of them fails; all of them always run.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 status=0
 shards="${MUTANT_SHARDS:-8}"
 day="$(date +%j)"
