@@ -20,8 +20,8 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cargo fetch --locked --quiet --target "$triple"
 cargo metadata --format-version 1 --locked --filter-platform "$triple" >"$scratch/metadata.json"
-"$deny" --log-level error --manifest-path dsh-plugin/Cargo.toml list --format json --layout crate \
-  --target "$triple" >"$scratch/licences.json"
+"$deny" --log-level error --manifest-path dsh-plugin/Cargo.toml --target "$triple" --exclude-dev \
+  list --format json --layout crate >"$scratch/licences.json"
 args=(--triple "$triple" --metadata "$scratch/metadata.json" --licences "$scratch/licences.json" --notices "$notices")
 [[ -z "$sbom" ]] || args+=(--sbom "$sbom")
 node ci/notices.mjs "${args[@]}"
