@@ -6,7 +6,11 @@
 #
 #   bash ci/native.sh rust     # the workspace's tests, the YAML scenarios among them
 #   bash ci/native.sh node     # the DSH plugin's Node tests, on the `node` in PATH
-#   bash ci/native.sh          # both
+#   bash ci/native.sh node-prebuilt DIR
+#                              # the same against an addon and fake built elsewhere
+#                              # (`ci/cross.sh test-kit`: Windows on arm64, whose
+#                              # gnullvm build links only through zig on Linux)
+#   bash ci/native.sh          # rust, then node
 #
 # Windows builds the addon's own ABI, x86_64-pc-windows-gnu (the GNU toolchain and its
 # MinGW gcc, which aws-lc-sys needs), and skips what ci/platform-gaps/ lists for Windows,
@@ -50,8 +54,14 @@ rust_tests() {
 }
 
 node_tests() {
-  local target_args=() fake=target/debug/fake-antigravity gaps=/dev/null status=0 files=() name
-  if [[ "$system" == windows ]]; then
+  local kit="${1:-}" target_args=() fake=target/debug/fake-antigravity gaps=/dev/null status=0 files=() name
+  local addon=""
+  if [[ -n "$kit" ]]; then
+    fake="$kit/fake-antigravity"
+    [[ "$system" != windows ]] || fake="$fake.exe"
+    addon="$PWD/$kit/antigravity-acp-dsh.node"
+    [[ "$system" != windows ]] || gaps=ci/platform-gaps/node-win32-x64.txt
+  elif [[ "$system" == windows ]]; then
     windows_toolchain
     target_args=(--target x86_64-pc-windows-gnu)
     fake=target/x86_64-pc-windows-gnu/debug/fake-antigravity.exe
@@ -65,18 +75,23 @@ node_tests() {
   else
     npm --prefix dsh-plugin ci --no-audit --no-fund --force
   fi
-  log "the fake server and the debug addon (with its test hooks)"
-  cargo build --locked "${target_args[@]}" -p fake-antigravity
-  node dsh-plugin/scripts/build.mjs --debug "${target_args[@]}"
+  if [[ -z "$kit" ]]; then
+    log "the fake server and the debug addon (with its test hooks)"
+    cargo build --locked "${target_args[@]}" -p fake-antigravity
+    node dsh-plugin/scripts/build.mjs --debug "${target_args[@]}"
+  fi
   for name in $(cd dsh-plugin/test && ls -- *.test.mjs); do
     grep -q "^$name " "$gaps" || files+=("test/$name")
   done
   mkdir -p target/native
   fake="$PWD/$fake"
   # Node on Windows takes C:\ paths, not Git Bash's /c/ ones.
-  [[ "$system" != windows ]] || fake="$(cygpath -w "$fake")"
-  log "node --test on $(node --version) ($system): ${#files[@]} files"
-  (cd dsh-plugin && FAKE_ANTIGRAVITY="$fake" node --test --test-reporter=spec \
+  if [[ "$system" == windows ]]; then
+    fake="$(cygpath -w "$fake")"
+    [[ -z "$addon" ]] || addon="$(cygpath -w "$addon")"
+  fi
+  log "node --test on $(node --version) ($system, $(node -p process.arch)): ${#files[@]} files"
+  (cd dsh-plugin && ANTIGRAVITY_ACP_DSH_ADDON="$addon" FAKE_ANTIGRAVITY="$fake" node --test --test-reporter=spec \
     --test-reporter-destination=stdout --test-reporter=tap \
     --test-reporter-destination=../target/native/tests.tap "${files[@]}") || status=$?
   node dsh-plugin/scripts/tap-verdict.mjs "node-$system-tests" target/native/tests.tap || status=1
@@ -86,6 +101,7 @@ node_tests() {
 case "${1:-all}" in
   rust) rust_tests ;;
   node) node_tests ;;
+  node-prebuilt) node_tests "${2:?usage: ci/native.sh node-prebuilt DIR}" ;;
   all) rust_tests && node_tests ;;
-  *) sed -n '2,14p' "$0"; exit 2 ;;
+  *) sed -n '2,18p' "$0"; exit 2 ;;
 esac
