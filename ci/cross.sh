@@ -15,6 +15,8 @@
 #   bash ci/cross.sh qemu-test      # the linux-arm64 build's unit tests, under qemu-user
 #   bash ci/cross.sh addons         # the napi addon for every target that links here
 #   bash ci/cross.sh imports FILE   # the DLLs a Windows .exe or .node imports (objdump -p)
+#   bash ci/cross.sh test-kit TARGET DIR  # the debug addon and the fake for TARGET, in DIR
+#                                   # (ci/native.sh node-prebuilt runs the Node tests with them)
 #
 # `install` is idempotent and is run by every other step, so a fresh machine needs no
 # manual step. Builds for other targets go to target/<triple>/, as cargo puts them.
@@ -25,11 +27,11 @@ WINDOWS=x86_64-pc-windows-gnu
 LINUX_ARM=aarch64-unknown-linux-gnu
 DARWIN_X64=x86_64-apple-darwin
 DARWIN_ARM=aarch64-apple-darwin
-TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM")
-# Google ships windows-aarch64 too. zig links it here (README "Platforms"); it is checked and
-# its addon built nightly, but it has no platform package yet, so it is not one of TARGETS.
+# Windows on arm64 (Google ships windows-aarch64 too): LLVM's MinGW ABI, linked by zig here
+# (README "Platforms"); checked and its addon built nightly. No emulator here runs it.
 WINDOWS_ARM=aarch64-pc-windows-gnullvm
-CHECKED_TARGETS=("${TARGETS[@]}" "$WINDOWS_ARM")
+TARGETS=("$WINDOWS" "$LINUX_ARM" "$DARWIN_X64" "$DARWIN_ARM" "$WINDOWS_ARM")
+CHECKED_TARGETS=("${TARGETS[@]}")
 DEBIAN_PACKAGES=(mingw-w64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64 llvm)
 # The DLLs a Windows build may import: the system's own, nothing from MinGW's runtime
 # (linked statically) and nothing from node (N-API is looked up at load time).
@@ -257,8 +259,7 @@ nightly_leg() {
 # only system DLLs.
 imports_of_builds() {
   local status=0 file
-  for file in target/{"$WINDOWS","$WINDOWS_ARM"}/{release,debug}/*.exe dsh-plugin/npm/win32-x64-gnu/*.node \
-    target/"$WINDOWS_ARM"/{release,debug}/antigravity_acp_dsh.dll; do
+  for file in target/{"$WINDOWS","$WINDOWS_ARM"}/{release,debug}/*.exe dsh-plugin/npm/win32-{x64,arm64}-gnu/*.node; do
     [[ -f "$file" ]] || continue
     log "imports of $file"
     imports "$file" || status=1
@@ -277,7 +278,7 @@ qemu_test() {
 # llvm-objdump reads both PE machines (mingw's objdump only x86_64).
 imports() {
   local file="$1" bad
-  bad="$(llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z' | grep -Ev "$SYSTEM_DLLS" || true)"
+  bad="$(llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: //p' | tr '[:upper:]' '[:lower:]' | grep -Ev "$SYSTEM_DLLS" || true)"
   llvm-objdump -p "$file" | sed -n 's/^\s*DLL Name: /  imports /p'
   if [[ -n "$bad" ]]; then
     log "$file imports DLLs that are not the system's: $bad"
@@ -290,16 +291,34 @@ addons() {
   cross_env
   for target in "x86_64-unknown-linux-gnu" "${TARGETS[@]}"; do
     log "addon for $target"
-    node dsh-plugin/scripts/build.mjs --release --target "$target"
+    if [[ "$target" == "$WINDOWS_ARM" ]]; then
+      LIBNODE_PATH="$(stub_libnode_arm64)" node dsh-plugin/scripts/build.mjs --release --target "$target"
+    else
+      node dsh-plugin/scripts/build.mjs --release --target "$target"
+    fi
   done
-  windows_arm_addon
 }
 
-# Windows on arm64 has no platform package yet (README "Platforms"), but its addon links
-# through zig: built here (release) so that `imports_of_builds` checks what it imports.
-windows_arm_addon() {
-  log "addon for $WINDOWS_ARM (no package)"
-  LIBNODE_PATH="$(stub_libnode_arm64)" zig_cargo build --locked --release --target "$WINDOWS_ARM" -p antigravity-acp-dsh
+# The debug addon (with its test hooks) and the fake server for a target, in DIR
+# (antigravity-acp-dsh.node, fake-antigravity[.exe]): what `ci/native.sh node-prebuilt DIR`
+# runs the Node tests with on a machine of that target that cannot build it (Windows on
+# arm64: its gnullvm build links here, through zig).
+test_kit() {
+  local target="$1" dir="$2" exe=""
+  install
+  cross_env
+  mkdir -p "$dir"
+  [[ "$target" != *-windows-* ]] || exe=.exe
+  log "test kit for $target: the debug addon with its test hooks, and the fake"
+  if [[ "$target" == "$WINDOWS_ARM" ]]; then
+    LIBNODE_PATH="$(stub_libnode_arm64)" node dsh-plugin/scripts/build.mjs --debug --target "$target" \
+      --out "$dir/antigravity-acp-dsh.node"
+    zig_cargo build --locked --target "$target" -p fake-antigravity
+  else
+    node dsh-plugin/scripts/build.mjs --debug --target "$target" --out "$dir/antigravity-acp-dsh.node"
+    cargo build --locked --target "$target" -p fake-antigravity
+  fi
+  cp "${CARGO_TARGET_DIR:-target}/$target/debug/fake-antigravity$exe" "$dir/"
 }
 
 # Sourced (`source ci/cross.sh`), it only defines its functions.
@@ -316,5 +335,6 @@ case "${1:-}" in
   qemu-test) qemu_test ;;
   addons) addons ;;
   imports) cross_env; imports "$2" ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  test-kit) test_kit "${2:?usage: ci/cross.sh test-kit TARGET DIR}" "${3:?usage: ci/cross.sh test-kit TARGET DIR}" ;;
+  *) sed -n '2,22p' "$0"; exit 2 ;;
 esac

@@ -16,12 +16,17 @@
  *                                       # tag, when given, that is not `v` + the version)
  *   node ci/version.mjs notes 0.2.0     # print CHANGELOG.md's section for 0.2.0 (the
  *                                       # release's notes); exit 1 if it is missing or empty
+ *   node ci/version.mjs unpublished --registry URL
+ *                                       # exit 1 naming every package the registry already
+ *                                       # has at this version (a release is refused before
+ *                                       # anything is built); 2 if the registry cannot say
  *
  * `set` moves the entries under `## [Unreleased]` into a new `## [X.Y.Z] - <today>` section
  * (Keep a Changelog), so a release is: `set`, commit, tag `vX.Y.Z`, push the tag.
  * Needs nothing but Node.
  * @module ci/version
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -199,6 +204,28 @@ function setVersion(version) {
   writeFileSync(CHANGELOG, openRelease(readFileSync(CHANGELOG, 'utf8'), version, today));
 }
 
+/**
+ * Which of the project's packages a registry already has at `version`: `npm view`, whose
+ * E404 means "not there"; any other failure means the registry could not say.
+ * @param {string} registry @param {string} version
+ * @returns {{published: string[], unknown: string[]}}
+ */
+export function alreadyPublished(registry, version) {
+  const names = [readJson(MAIN).name, ...platformManifests().map((file) => readJson(file).name)];
+  const published = [];
+  const unknown = [];
+  for (const name of names) {
+    const view = spawnSync('npm', ['view', `${name}@${version}`, 'version', '--registry', registry], {
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    });
+    if (view.status === 0 && view.stdout.trim()) published.push(`${name}@${version}`);
+    else if (view.status !== 0 && !/E404|404 Not Found/.test(view.stderr))
+      unknown.push(`${name}: ${view.stderr.split('\n')[0]}`);
+  }
+  return { published, unknown };
+}
+
 /** The command line; returns the exit code. */
 function main(args) {
   const [command, ...rest] = args;
@@ -241,7 +268,23 @@ function main(args) {
     console.log(section);
     return 0;
   }
-  console.error(`version.mjs: unknown command "${command}" (set, check, notes)`);
+  if (command === 'unpublished') {
+    const at = rest.indexOf('--registry');
+    const registry = at >= 0 ? rest[at + 1] : undefined;
+    if (!registry) {
+      console.error('version.mjs unpublished: --registry URL is required');
+      return 2;
+    }
+    const version = sourceVersion();
+    const { published, unknown } = alreadyPublished(registry, version);
+    for (const line of unknown) console.error(`cannot tell whether ${line}`);
+    for (const line of published) console.error(`${registry} already has ${line}: a version is published once`);
+    if (published.length) return 1;
+    if (unknown.length) return 2;
+    console.log(`${registry} has none of the packages at ${version}`);
+    return 0;
+  }
+  console.error(`version.mjs: unknown command "${command}" (set, check, notes, unpublished)`);
   return 2;
 }
 

@@ -20,6 +20,9 @@ export const TARGETS = Object.freeze({
   'darwin-x64': Object.freeze({ triple: 'x86_64-apple-darwin', os: 'darwin', cpu: 'x64' }),
   'darwin-arm64': Object.freeze({ triple: 'aarch64-apple-darwin', os: 'darwin', cpu: 'arm64' }),
   'win32-x64-gnu': Object.freeze({ triple: 'x86_64-pc-windows-gnu', os: 'win32', cpu: 'x64' }),
+  // Windows on Arm with an arm64 Node (Node's own Windows arm64 build): LLVM's MinGW ABI,
+  // linked by zig. An x64 Node there, which Windows emulates, takes win32-x64-gnu.
+  'win32-arm64-gnu': Object.freeze({ triple: 'aarch64-pc-windows-gnullvm', os: 'win32', cpu: 'arm64' }),
 });
 
 /** @typedef {keyof typeof TARGETS} Tag */
@@ -85,8 +88,9 @@ export function detectLibc(report) {
  */
 
 /**
- * The platform package for a platform. Windows x64 maps to the GNU build (the only Windows
- * ABI built; DSH itself is plain JS, so the addon's C runtime is its own). Linux reads the
+ * The platform package for a platform. Windows maps to the GNU builds (x64: MinGW's; arm64:
+ * LLVM's MinGW, `gnullvm`; the only Windows ABIs built; DSH itself is plain JS, so the
+ * addon's C runtime is its own). Linux reads the
  * C library from the report; musl has no package yet.
  * @param {{platform: string, arch: string, report?: any}} host - `process.platform`,
  *   `process.arch`, and `process.report` (read on Linux only).

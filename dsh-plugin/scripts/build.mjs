@@ -14,7 +14,9 @@
  *
  * `--target <rust triple>` is one of `lib/binding-platform.js`'s TARGETS (its tag names the
  * folder and the file): `cargo build --target`, except the darwin ones through `cargo
- * zigbuild` when it is installed (Debian's `cc` cannot compile C for darwin), and
+ * zigbuild` when it is installed (Debian's `cc` cannot compile C for darwin), Windows on arm64
+ * (aarch64-pc-windows-gnullvm) through it too, with `LIBNODE_PATH` at a stub `node.lib`
+ * (`ci/cross.sh` makes one), and
  * aarch64-unknown-linux-gnu linked by `aarch64-linux-gnu-gcc` unless
  * `CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER` says otherwise (windows-gnu links with
  * mingw-w64's `x86_64-w64-mingw32-gcc`, Rust's default for it). Without `--target`, the
@@ -56,11 +58,11 @@ if (tag === undefined) {
 
 const env = { ...process.env };
 let subcommand = 'build';
-if (triple?.endsWith('-apple-darwin')) {
+if (triple?.endsWith('-apple-darwin') || triple?.endsWith('-windows-gnullvm')) {
   if (spawnSync('cargo', ['zigbuild', '--version'], { stdio: 'ignore' }).status === 0) subcommand = 'zigbuild';
   else
     console.error(
-      'cargo-zigbuild is not installed: plain cargo cannot compile C for darwin here (ci/cross.sh installs it)',
+      'cargo-zigbuild is not installed: plain cargo cannot compile C for darwin or link Windows arm64 here (ci/cross.sh installs it)',
     );
 }
 if (triple === 'aarch64-unknown-linux-gnu')

@@ -1,7 +1,7 @@
 // The addon loader (lib/binding-platform.js, lib/binding.js) without other platforms'
 // binaries: `choosePackage` and `loadAddon` take the platform, the architecture, a
 // `process.report` stand-in and a `require`-like resolver, so each platform is played here.
-// Covered: the five mappings, win32 x64 to the GNU package, unsupported platforms and musl
+// Covered: the six mappings, win32 x64 to the GNU package, unsupported platforms and musl
 // refused with ACP_PLATFORM_UNSUPPORTED naming the platform and the package, a platform
 // package of another version refused, the order (override, package, local build), and that
 // importing the plugin loads no addon while its first adapter does.
@@ -84,9 +84,10 @@ const MAPPINGS = [
   [{ platform: 'darwin', arch: 'x64' }, 'darwin-x64', 'x86_64-apple-darwin'],
   [{ platform: 'darwin', arch: 'arm64' }, 'darwin-arm64', 'aarch64-apple-darwin'],
   [{ platform: 'win32', arch: 'x64' }, 'win32-x64-gnu', 'x86_64-pc-windows-gnu'],
+  [{ platform: 'win32', arch: 'arm64' }, 'win32-arm64-gnu', 'aarch64-pc-windows-gnullvm'],
 ];
 
-test('the five targets, named as napi-rs names them', () => {
+test('the six targets, named as napi-rs names them', () => {
   assert.deepEqual(
     PLATFORMS,
     MAPPINGS.map(([, tag]) => tag),
@@ -136,7 +137,7 @@ test('an unsupported platform throws ACP_PLATFORM_UNSUPPORTED naming the platfor
       'linux-ia32-glibc',
       'antigravity-acp-dsh-linux-ia32-gnu',
     ],
-    [{ platform: 'win32', arch: 'arm64' }, 'win32-arm64', 'antigravity-acp-dsh-win32-arm64-gnu'],
+    [{ platform: 'win32', arch: 'ia32' }, 'win32-ia32', 'antigravity-acp-dsh-win32-ia32-gnu'],
   ];
   for (const [host, platform, pkg] of cases) {
     // Even a package of that name, or a local build, is not loaded for a platform with no build.
