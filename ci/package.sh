@@ -4,29 +4,36 @@
 #   bash ci/package.sh [--profile debug|release] [--out DIR] TAG...
 #
 # TAG is a platform tag of dsh-plugin/lib/binding-platform.js (linux-x64-gnu,
-# linux-arm64-gnu, darwin-x64, darwin-arm64, win32-x64-gnu) or `main` (the main package,
-# JS only). For a platform TAG: the addon is built for its Rust triple on this machine
-# (scripts/build.mjs --no-test-hooks: never a test hook, even in a debug build; cross builds
-# for linux-arm64 and Windows set up by ci/cross.sh; darwin tags only on a macOS host), then
-# staged with its package.json from dsh-plugin/npm/TAG/, the top-level LICENSE and the
-# THIRD-PARTY-NOTICES.md that `bash ci/notices.sh TRIPLE FILE` writes, the staged
-# package.json's `files` listing exactly those three, and `npm pack`ed into DIR (default
-# target/packages). `main` stages the main package's own `files` plus LICENSE.
+# linux-arm64-gnu, darwin-x64, darwin-arm64, win32-x64-gnu, win32-arm64-gnu) or `main` (the
+# main package, JS only). For a platform TAG: the addon is built for its Rust triple on this
+# machine (scripts/build.mjs --no-test-hooks: never a test hook, even in a debug build; cross
+# builds for linux-arm64, Windows x64 (MinGW) and Windows arm64 (zig) set up by ci/cross.sh;
+# darwin tags only on a macOS host), then staged with its package.json from
+# dsh-plugin/npm/TAG/, the top-level LICENSE and the THIRD-PARTY-NOTICES.md that
+# `bash ci/notices.sh TRIPLE FILE SBOM` writes, the staged package.json's `files` listing
+# exactly those three, and `npm pack`ed into DIR (default target/packages). `main` stages
+# the main package's own `files` plus LICENSE. With GITHUB_REPOSITORY set (a hosted
+# runner), every staged package.json's `repository` names it (npm checks provenance
+# against it).
 #
 # --profile: release (default) or debug (the rehearsal in .ci/run). Cargo's outputs go
 # where CARGO_TARGET_DIR says (default target/).
 #
-# Stdout: the path of each tarball made, one a line, in TAG order. Progress on stderr
-# (`== ` lines). Exit codes: 0 every TAG packed; 1 a build, a check or a pack failed (the
-# tarballs packed before it stay; the failing one is removed); 64 a usage error or a TAG this host cannot build (a
-# darwin tag off macOS, an unknown tag), refused before anything is built.
+# DIR receives, per platform TAG: antigravity-acp-dsh-TAG-VERSION.tgz, the addon it holds
+# (antigravity-acp-dsh.TAG.node, for attestation) and its SPDX SBOM
+# (antigravity-acp-dsh.TAG.spdx.json); for `main`: antigravity-acp-dsh-VERSION.tgz
+# (what ci/release-assets.sh expects). Stdout: the path of each tarball made, one a line,
+# in TAG order. Progress on stderr (`== ` lines). Exit codes: 0 every TAG packed; 1 a
+# build, a check or a pack failed (the tarballs packed before it stay; the failing one is
+# removed); 64 a usage error or a TAG this host cannot build (a darwin tag off macOS, an
+# unknown tag), refused before anything is built.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
 
 log() { printf '== %s\n' "$*" >&2; }
 die() { printf 'ci/package.sh: %s\n' "$*" >&2; exit "${2:-1}"; }
-usage() { sed -n '2,23p' "$0" >&2; exit 64; }
+usage() { sed -n '2,30p' "$0" >&2; exit 64; }
 
 profile=release
 out=target/packages
@@ -70,13 +77,16 @@ stage_root="$(mktemp -d "${TMPDIR:-/tmp}/agy-package.XXXXXX")"
 trap 'rm -rf "$stage_root"' EXIT
 version="$(node -p "require('./dsh-plugin/package.json').version")"
 
-# Rewrites a staged package.json's `files` (a JSON array given as $2).
+# Rewrites a staged package.json's `files` (a JSON array given as $2), and its `repository`
+# from GITHUB_REPOSITORY when set.
 set_files() {
   node -e "
     const fs = require('node:fs');
     const file = process.argv[1];
     const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
     pkg.files = JSON.parse(process.argv[2]);
+    const repo = process.env.GITHUB_REPOSITORY;
+    if (repo) pkg.repository = { type: 'git', url: 'git+https://github.com/' + repo + '.git' };
     fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');" "$1" "$2"
 }
 
@@ -107,7 +117,7 @@ package_platform() {
   local build=(node dsh-plugin/scripts/build.mjs "--$profile" --no-test-hooks --out "$stage/$addon")
   case "$triple" in
     "$host_triple") ;; # the host's own build: cargo's host outputs (target/debug), shared with the tests'
-    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu)
+    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-pc-windows-gnullvm)
       if ((cross_ready == 0)); then
         # shellcheck source=ci/cross.sh disable=SC1091
         source ci/cross.sh
@@ -116,6 +126,8 @@ package_platform() {
         cross_ready=1
       fi
       build+=(--target "$triple")
+      # Windows on arm64 links against a stub node.lib of its own (zig's lld).
+      [[ "$triple" != aarch64-pc-windows-gnullvm ]] || build=(env "LIBNODE_PATH=$(stub_libnode_arm64)" "${build[@]}")
       ;;
     *) build+=(--target "$triple") ;;
   esac
@@ -128,8 +140,10 @@ package_platform() {
   cp "$manifest" "$stage/package.json"
   set_files "$stage/package.json" "[\"$addon\", \"LICENSE\", \"THIRD-PARTY-NOTICES.md\"]"
   cp LICENSE "$stage/LICENSE"
-  bash ci/notices.sh "$triple" "$stage/THIRD-PARTY-NOTICES.md" >&2
+  bash ci/notices.sh "$triple" "$stage/THIRD-PARTY-NOTICES.md" "$out/antigravity-acp-dsh.$tag.spdx.json" >&2
   [[ -s "$stage/THIRD-PARTY-NOTICES.md" ]] || die "ci/notices.sh $triple wrote no notices"
+  [[ -s "$out/antigravity-acp-dsh.$tag.spdx.json" ]] || die "ci/notices.sh $triple wrote no SBOM"
+  cp "$stage/$addon" "$out/$addon"
   pack "$stage" "LICENSE THIRD-PARTY-NOTICES.md $addon package.json "
 }
 
