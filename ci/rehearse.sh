@@ -134,7 +134,8 @@ auth=("npm_config_${registry#http:}:_authToken=$token")
 ok "Verdaccio at $registry"
 
 step "3. ci/publish.sh --registry $registry"
-env "${auth[@]}" bash ci/publish.sh --registry "$registry" "$packages" >"$work/published.txt"
+env "${auth[@]}" bash ci/publish.sh --registry "$registry" "$packages" >"$work/published.txt" 2>"$work/publish.log" ||
+  fail "ci/publish.sh failed: $(tail -20 "$work/publish.log")"
 [[ "$(wc -l <"$work/published.txt")" -eq 4 ]] || fail "published: $(cat "$work/published.txt")"
 if env "${auth[@]}" bash ci/publish.sh --registry "$registry" "$packages" >"$work/again.txt" 2>&1; then
   fail "a second publish of the same versions was not refused"
