@@ -41,7 +41,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
@@ -160,9 +160,13 @@ test('the published packages install by name with npm into a fresh host and run 
 }, async (t) => {
   const url = await published();
   const { host, fake } = freshHost(t, 'agy-dsh-host-', url);
+  // npm on this test's Node (DSH's Node, where DSH installs): the platform packages' engines
+  // are the main package's, and npm skips an optional dependency whose engines refuse the
+  // Node it runs on (the machine's own Node 20 would get no addon).
+  const env = { ...cleanEnv(), PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
   await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', 'antigravity-acp-dsh', ...PINNED], {
     cwd: host,
-    env: cleanEnv(),
+    env,
     maxBuffer: 1 << 24,
   });
   assert.ok(
@@ -203,7 +207,7 @@ test('the published packages install by name with npm into a fresh host and run 
   );
   await runTurns(host, fake, join(host, 'node_modules', packageName(TAG), addonFile(TAG)));
   assert.ok(existsSync(join(host, 'node_modules', '.bin', 'antigravity-acp-dsh')), 'npm linked the binary');
-  await runBin(host, fake, ['npx', '--no'], cleanEnv());
+  await runBin(host, fake, ['npx', '--no'], env);
 });
 
 test('the published packages install by name with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn and a tool turn', {
