@@ -56,7 +56,7 @@ finish() {
   echo "== rehearsal summary ($profile, $((SECONDS - started)) s)"
   printf '  %s\n' "${summary[@]}"
   if ((status != 0)); then
-    echo "  FAIL  $current (exit $status; the registry's log: $work/registry/verdaccio.log)"
+    echo "  FAIL  $current (exit $status; its files are kept in $work)"
   else
     rm -rf "$work"
   fi
