@@ -1,0 +1,55 @@
+/**
+ * The DSH hosts the plugin supports: the one table that the README's "Supported DSH
+ * versions" section is checked against (`test/dsh-versions.test.mjs`), that the test
+ * replaying DSH's plugin check reads, and whose `ci` folders `scripts/test.mjs` and
+ * `ci/real-loop.sh` run the tests on.
+ *
+ * A host's version is DSH's release version: DSH releases its `@deepseek-ai/dsh-*` packages
+ * as one family, all at the release's version, so a release's host and its `dsh-llm` carry
+ * the same number. The one exception on npm: 0.1.1-rc.2 published `dsh-llm` (and
+ * `dsh-invariants`) only, so a 0.1.1 host is `dsh-llm` 0.1.1-rc.2 with the rest at 0.1.0-rc.8.
+ * Since DSH 0.1.7-rc.2 the app boot checks every `@deepseek-ai/dsh*` peer range of a plugin
+ * against the host's version (`semver.satisfies(host, range, {includePrerelease: true})`)
+ * and skips the whole bundle when one misses.
+ * @module support/dsh-versions
+ */
+
+/**
+ * @typedef {object} SupportedHost
+ * @property {string} host - the DSH release's version (what the app boot checks).
+ * @property {string} dshLlm - the `@deepseek-ai/dsh-llm` it carries.
+ * @property {string | null} ci - the folder (from the repository root) whose `node_modules`
+ *   holds that `dsh-llm` for the Node tests and the real loop, or `null`: not on npm, not run.
+ * @property {string} note - where it comes from, as the README shows it.
+ */
+
+/** @type {readonly SupportedHost[]} oldest first. */
+export const SUPPORTED_HOSTS = Object.freeze([
+  {
+    host: '0.1.0-rc.8',
+    dshLlm: '0.1.0-rc.8',
+    ci: 'dsh-plugin',
+    note: 'npm; every DSH package the tests use (dsh-plugin/package.json)',
+  },
+  {
+    host: '0.1.1-rc.2',
+    dshLlm: '0.1.1-rc.2',
+    ci: 'ci/dsh-llm-0.1.1',
+    note: 'npm publishes dsh-llm only at 0.1.1-rc.2: the rest stays 0.1.0-rc.8',
+  },
+  {
+    host: '0.1.7-rc.2',
+    dshLlm: '0.1.7-rc.2',
+    ci: null,
+    note: 'GitHub only; the first host that checks plugins’ peer ranges',
+  },
+  {
+    host: '0.2.0-rc.2',
+    dshLlm: '0.2.0-rc.2',
+    ci: null,
+    note: 'GitHub only; skipped the TypeScript plugin 0.3.0 by its peer range',
+  },
+]);
+
+/** The package whose peer ranges DSH checks: every `@deepseek-ai/dsh*` peer. */
+export const CHECKED_PEER = /^@deepseek-ai\/dsh/;
