@@ -17,7 +17,8 @@
 /**
  * @typedef {object} SupportedHost
  * @property {string} host - the DSH release's version (what the app boot checks).
- * @property {string} dshLlm - the `@deepseek-ai/dsh-llm` it carries.
+ * @property {string | null} dshLlm - the `@deepseek-ai/dsh-llm` it carries, when npm has it
+ *   (a GitHub-only release carries its own, which this project has not seen).
  * @property {string | null} ci - the folder (from the repository root) whose `node_modules`
  *   holds that `dsh-llm` for the Node tests and the real loop, or `null`: not on npm, not run.
  * @property {string} note - where it comes from, as the README shows it.
@@ -39,17 +40,40 @@ export const SUPPORTED_HOSTS = Object.freeze([
   },
   {
     host: '0.1.7-rc.2',
-    dshLlm: '0.1.7-rc.2',
+    dshLlm: null,
     ci: null,
     note: 'GitHub only; the first host that checks plugins’ peer ranges',
   },
   {
     host: '0.2.0-rc.2',
-    dshLlm: '0.2.0-rc.2',
+    dshLlm: null,
     ci: null,
     note: 'GitHub only; skipped the TypeScript plugin 0.3.0 by its peer range',
   },
 ]);
 
-/** The package whose peer ranges DSH checks: every `@deepseek-ai/dsh*` peer. */
+/**
+ * Host versions the plugin does not support, which its peer ranges must keep out (DSH then
+ * skips the bundle rather than mount it on a host it was never run on): before the first
+ * dsh-llm it was built on, and the next minor's pre-releases and releases.
+ */
+export const UNSUPPORTED_HOSTS = Object.freeze(['0.1.0-rc.7', '0.3.0-0', '0.3.0-rc.1', '0.3.0', '1.0.0']);
+
+/** The peers DSH's app boot checks: every `@deepseek-ai/dsh*` one. */
 export const CHECKED_PEER = /^@deepseek-ai\/dsh/;
+
+/**
+ * The README's "Supported DSH versions" table, from {@link SUPPORTED_HOSTS}: its lines, the
+ * header first (`test/dsh-versions.test.mjs` holds the README to them).
+ * @returns {string[]}
+ */
+export function readmeTable() {
+  return [
+    '| DSH (host version) | `@deepseek-ai/dsh-llm` | Run by CI | Where it comes from |',
+    '|---|---|---|---|',
+    ...SUPPORTED_HOSTS.map(
+      (row) =>
+        `| ${row.host} | ${row.dshLlm ?? 'its own (not on npm)'} | ${row.ci ? `yes (\`${row.ci}\`)` : 'no'} | ${row.note} |`,
+    ),
+  ];
+}
