@@ -22,6 +22,9 @@
  * @property {string | null} ci - the folder (from the repository root) whose `node_modules`
  *   holds that `dsh-llm` for the Node tests and the real loop, or `null`: not on npm, not run.
  * @property {string} note - where it comes from, as the README shows it.
+ * @property {boolean} [libCheckFails] - its `dsh-llm`'s own declarations fail a type check
+ *   with `skipLibCheck` off in that host (0.1.1-rc.2's import `RequestImageAttachment` from
+ *   `@deepseek-ai/dsh-attachment` ^0.1.1-rc.2, which npm never published; 0.1.0-rc.8 has none).
  */
 
 /** @type {readonly SupportedHost[]} oldest first. */
@@ -37,6 +40,7 @@ export const SUPPORTED_HOSTS = Object.freeze([
     dshLlm: '0.1.1-rc.2',
     ci: 'ci/dsh-llm-0.1.1',
     note: 'npm publishes dsh-llm only at 0.1.1-rc.2: the rest stays 0.1.0-rc.8',
+    libCheckFails: true,
   },
   {
     host: '0.1.7-rc.2',
