@@ -186,6 +186,12 @@ export interface AdapterHooks {
  * DSH's `LlmAdapter` over the Rust adapter. Every failure is DSH's `LlmError` with a code
  * (the repository README's "Errors DSH sees"); a stream's failure arrives as its `error`
  * or `aborted` finish.
+ *
+ * From `@deepseek-ai/dsh-llm` 0.1.1 DSH's runtime dispatches every call through
+ * `LlmAdapter.prepareCall(provider, model, signal)`; this class inherits DSH's own
+ * (`resolveModel`, then `stream` on the same adapter: it has no settings that change between
+ * the two). `resolveModel` says every model takes text and images, so that DSH does not turn
+ * a request's images into text first.
  */
 export declare class AntigravityAcpAdapter extends LlmAdapter {
   /**

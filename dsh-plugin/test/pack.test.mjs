@@ -24,6 +24,10 @@
 // antigravity-acp-dsh` or `pnpm exec antigravity-acp-dsh` from the host folder on the test's
 // Node: `doctor` finds the addon in the platform package and DSH in the host. The host gets no `@deepseek-ai/schemastery` of its own:
 // the installed package must bring every bare import of its files (dependencies or peers).
+//
+// The fresh host's dsh-llm is the run's (`scripts/test.mjs` runs the suite on each DSH of
+// support/dsh-versions.mjs): on the 0.1.1-rc.2 run, 0.1.1-rc.2 from npm beside the rest at
+// 0.1.0-rc.8, with no swap (support/dsh-host.mjs) in the children: a real install.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -34,6 +38,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
 import { drain } from '../support/checker.mjs';
+import { leaveSwap, LLM_VARIABLE } from '../support/dsh-host.mjs';
+import { SUPPORTED_HOSTS } from '../support/dsh-versions.mjs';
 import { fakeServer } from '../support/fake.mjs';
 
 const run = promisify(execFile);
@@ -60,7 +66,16 @@ const HOST_PACKAGES = [
   '@deepseek-ai/dsh-home-paths',
   '@deepseek-ai/dsh-launch-environment',
 ];
-const PINNED = HOST_PACKAGES.map((name) => `${name}@${manifest.devDependencies[name]}`);
+const versions = { ...manifest.devDependencies, '@deepseek-ai/dsh-llm': process.env[LLM_VARIABLE] };
+const PINNED = HOST_PACKAGES.map((name) => `${name}@${versions[name] ?? manifest.devDependencies[name]}`);
+// Every child (npm, pnpm, the host's Node) runs on what the fresh host installed.
+leaveSwap();
+// On a host whose dsh-llm's own declarations fail a type check there (0.1.1-rc.2, see
+// support/dsh-versions.mjs), the TypeScript consumer skips declaration files, as its author
+// would have to: its own code is still checked against index.d.ts.
+const libCheckFails = SUPPORTED_HOSTS.some(
+  (row) => row.dshLlm === versions['@deepseek-ai/dsh-llm'] && row.libCheckFails,
+);
 // The children find the fake's processes as the tests do (this helper uses node builtins only).
 const FAKE_HELPER = pathToFileURL(join(root, 'support', 'fake.mjs')).href;
 
@@ -391,6 +406,7 @@ test('the packed tarballs install with pnpm (no install scripts) into a fresh ho
     types,
     '--types',
     'node',
+    ...(libCheckFails ? ['--skipLibCheck'] : []),
     'consumer.ts',
   ];
   await run(process.execPath, [TSC, ...tsc], { cwd: host, maxBuffer: 1 << 24 }).catch((error) => {
