@@ -189,6 +189,10 @@ fn install_next_step(reason: &str) -> &'static str {
         "no_cache_dir" | "bad_cache_dir" | "io" => {
             "; set `cacheDir` to a folder this user can write, then retry"
         }
+        "insufficient_space" => {
+            "; free space on that disk, or set `cacheDir` to a folder on a disk with room, then \
+             retry"
+        }
         _ => "",
     }
 }

@@ -21,6 +21,7 @@ mod launch;
 mod options;
 mod platform;
 mod receipt;
+mod space;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,7 @@ pub use platform::{
     required_members,
 };
 pub use receipt::{FileRecord, RECEIPT_FILE, Receipt};
+pub use space::{FreeSpaceProbe, PINNED_ARCHIVE_BYTES, UNPACKED_FACTOR, format_bytes, needed_for};
 
 use cache::{CacheLayout, CacheLock};
 use receipt::{Depth, ReceiptHead};
