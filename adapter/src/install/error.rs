@@ -97,10 +97,9 @@ pub enum InstallError {
     /// The cache's disk has too little free space for the download and its unpacked files
     /// (checked before the download; `space::needed_for` says how the need is estimated).
     #[error(
-        "not enough free space in {dir}: the install needs {} ({needed} bytes: the archive, and {}× it unpacked), the disk has {} ({available} bytes) free",
-        super::space::format_bytes(*.needed),
-        super::space::UNPACKED_FACTOR,
-        super::space::format_bytes(*.available),
+        "not enough free space in {dir}: the install needs {} ({needed} bytes: the archive and, estimated, its unpacked files), the disk has {} ({available} bytes) free",
+        super::size::format_bytes(*.needed),
+        super::size::format_bytes(*.available),
         dir = .dir.display()
     )]
     InsufficientSpace {

@@ -2,8 +2,7 @@
 //! on the cache's disk ([`needed_for`]: the archive, plus what it unpacks to, estimated as
 //! [`UNPACKED_FACTOR`] times the archive), what the disk has ([`FreeSpaceProbe`], by
 //! default `fs4::available_space`, the bytes an unprivileged user may still write), and
-//! the refusal ([`InstallError::InsufficientSpace`]) naming both figures. Also how a byte
-//! count is shown to users ([`format_bytes`]).
+//! the refusal ([`InstallError::InsufficientSpace`]) naming both figures.
 //!
 //! The estimate: the pinned 1.3.0 archive is 333,727,150 bytes and unpacks to about 0.93 GB
 //! (its server alone is 926,533,965 bytes), 2.8 times the archive; 4 times leaves a margin
@@ -74,25 +73,6 @@ pub(crate) fn check_free_space(
     Ok(())
 }
 
-/// A byte count for people: `512 B`, `1.5 KiB`, `318.3 MiB`, `1.6 GiB`.
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    // Exact enough for a display: f64 holds every byte count below 2^53 exactly.
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = UNITS[0];
-    for next in &UNITS[1..] {
-        if value < 1024.0 {
-            break;
-        }
-        value /= 1024.0;
-        unit = next;
-    }
-    format!("{value:.1} {unit}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,14 +123,5 @@ mod tests {
             "{refused:?}"
         );
         Ok(())
-    }
-
-    #[test]
-    fn byte_counts_read_as_people_write_them() {
-        assert_eq!(format_bytes(0), "0 B");
-        assert_eq!(format_bytes(1023), "1023 B");
-        assert_eq!(format_bytes(1536), "1.5 KiB");
-        assert_eq!(format_bytes(PINNED_ARCHIVE_BYTES), "318.3 MiB");
-        assert_eq!(format_bytes(5 * PINNED_ARCHIVE_BYTES), "1.6 GiB");
     }
 }
