@@ -239,10 +239,11 @@ fn rate(download: &Download, now: Instant) -> Option<f64> {
     (elapsed >= 0.001 && download.bytes > 0).then(|| download.bytes as f64 / elapsed)
 }
 
-/// What is left at `rate`.
+/// What is left at `rate` (nothing once every byte is in).
 fn time_left(download: &Download, total: u64, rate: Option<f64>) -> Option<Duration> {
-    let left = total.saturating_sub(download.bytes) as f64;
-    rate.map(|rate| Duration::from_secs_f64(left / rate))
+    let left = total.saturating_sub(download.bytes);
+    rate.filter(|_| left > 0)
+        .map(|rate| Duration::from_secs_f64(left as f64 / rate))
 }
 
 /// `7 s`, `3 min 05 s`, `1 h 02 min`, rounded up to the second.
