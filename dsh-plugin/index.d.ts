@@ -198,10 +198,17 @@ export declare class AntigravityAcpAdapter extends LlmAdapter {
    * @param configJson - the plugin config as JSON (the set fields of a {@link Config}).
    * @param attachments - returns DSH's attachment service, or `undefined` (read per request).
    * @param hooks - tests only.
+   * @param log - told each line of an install a turn starts (its steps, and a progress line
+   *   every few seconds); the plugin passes DSH's logger.
    * @throws {import('@deepseek-ai/dsh-llm').LlmError} `ACP_INVALID_CONFIG` naming the field;
    *   `ACP_PLATFORM_UNSUPPORTED` when no addon fits (the first construction loads it).
    */
-  constructor(configJson: string, attachments?: () => AttachmentReader | undefined, hooks?: AdapterHooks);
+  constructor(
+    configJson: string,
+    attachments?: () => AttachmentReader | undefined,
+    hooks?: AdapterHooks,
+    log?: (line: string) => void,
+  );
   providerInfo(provider: string): LlmProviderInfo;
   providerRetryPolicy(provider: string): ResolvedRetryPolicy | undefined;
   listModels(provider: string): Promise<readonly LlmModelInfo[]>;
