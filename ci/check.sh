@@ -6,7 +6,8 @@
 #
 #   static    formatting, clippy (warnings are errors), rustdoc (broken links are errors),
 #             the release metadata (`ci/version.mjs check`: one version everywhere), the
-#             plugin's JS type-checked against index.d.ts (tsc) and linted (Biome), the
+#             plugin's JS type-checked against index.d.ts (tsc, on each dsh-llm the plugin
+#             supports) and linted (Biome), the
 #             dependencies' licences, bans and sources (`cargo deny`), and the workflows
 #             (`ci/tools/lint-workflows.mjs`: actionlint, shellcheck, zizmor, offline)
 #   test      the README's test command, `ci/test.sh`: every Rust test and YAML scenario,
@@ -33,8 +34,9 @@ static() {
   echo "== one version everywhere (ci/version.mjs check)"
   node ci/version.mjs check
 
-  echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts)"
+  echo "== tsc --checkJs --noEmit (dsh-plugin: index.js and lib/ against index.d.ts, on dsh-llm 0.1.0-rc.8 and 0.1.1-rc.2)"
   npm --prefix dsh-plugin ci --no-audit --no-fund
+  npm --prefix ci/dsh-llm-0.1.1 ci --no-audit --no-fund
   npm --prefix dsh-plugin run typecheck
 
   echo "== biome check (the JS: recommended lints, and the formatter's check)"

@@ -186,16 +186,29 @@ export interface AdapterHooks {
  * DSH's `LlmAdapter` over the Rust adapter. Every failure is DSH's `LlmError` with a code
  * (the repository README's "Errors DSH sees"); a stream's failure arrives as its `error`
  * or `aborted` finish.
+ *
+ * From `@deepseek-ai/dsh-llm` 0.1.1 DSH's runtime dispatches every call through
+ * `LlmAdapter.prepareCall(provider, model, signal)`; this class inherits DSH's own
+ * (`resolveModel`, then `stream` on the same adapter: it has no settings that change between
+ * the two). `resolveModel` says every model takes text and images, so that DSH does not turn
+ * a request's images into text first.
  */
 export declare class AntigravityAcpAdapter extends LlmAdapter {
   /**
    * @param configJson - the plugin config as JSON (the set fields of a {@link Config}).
    * @param attachments - returns DSH's attachment service, or `undefined` (read per request).
    * @param hooks - tests only.
+   * @param log - told each line of an install a turn starts (its steps, and a progress line
+   *   every few seconds); the plugin passes DSH's logger.
    * @throws {import('@deepseek-ai/dsh-llm').LlmError} `ACP_INVALID_CONFIG` naming the field;
    *   `ACP_PLATFORM_UNSUPPORTED` when no addon fits (the first construction loads it).
    */
-  constructor(configJson: string, attachments?: () => AttachmentReader | undefined, hooks?: AdapterHooks);
+  constructor(
+    configJson: string,
+    attachments?: () => AttachmentReader | undefined,
+    hooks?: AdapterHooks,
+    log?: (line: string) => void,
+  );
   providerInfo(provider: string): LlmProviderInfo;
   providerRetryPolicy(provider: string): ResolvedRetryPolicy | undefined;
   listModels(provider: string): Promise<readonly LlmModelInfo[]>;

@@ -9,6 +9,9 @@
  * it is looked up on each call (Cordis 4 here has no optional inject; a required one
  * would keep the plugin from loading in a host without attachments). Without it, a
  * request with an image fails `ACP_ATTACHMENT_UNAVAILABLE`.
+ *
+ * An install a turn starts (the first turn downloads the pinned server) reports its steps,
+ * and a progress line every few seconds, through DSH's logger (`ctx.logger('antigravity-acp')`).
  * @module antigravity-acp-dsh
  */
 import { AntigravityAcpAdapter } from './lib/adapter.js';
@@ -31,7 +34,13 @@ export { Config, AntigravityAcpAdapter, DEFAULT_PROVIDER };
  *   `index.d.ts`'s, which `npm run typecheck` holds this file to).
  */
 export function apply(ctx, config) {
-  const adapter = new AntigravityAcpAdapter(configJson(config), () => ctx.get('attachments'));
+  const logger = ctx.logger('antigravity-acp');
+  const adapter = new AntigravityAcpAdapter(
+    configJson(config),
+    () => ctx.get('attachments'),
+    {},
+    (line) => logger.info(line),
+  );
   ctx.effect(() => () => adapter.dispose(), 'antigravity-acp provider');
   ctx.llm.registerAdapter([config.provider], adapter);
 }

@@ -189,6 +189,10 @@ fn install_next_step(reason: &str) -> &'static str {
         "no_cache_dir" | "bad_cache_dir" | "io" => {
             "; set `cacheDir` to a folder this user can write, then retry"
         }
+        "insufficient_space" => {
+            "; free space on that disk, or set `cacheDir` to a folder on a disk with room, then \
+             retry"
+        }
         _ => "",
     }
 }
@@ -392,6 +396,26 @@ mod tests {
             offline.message
         );
         assert!(offline.message.contains("doctor"), "{}", offline.message);
+        // A full disk is an install failure that names both figures and what to do.
+        let full = crate::install::InstallError::InsufficientSpace {
+            needed: 1_668_635_750,
+            available: 104_857_600,
+            dir: "/cache".into(),
+        };
+        let full = AdapterError::Install {
+            reason: full.reason(),
+            message: full.to_string(),
+        }
+        .to_llm_error();
+        assert_eq!(full.code, LlmErrorCode::AcpInstallFailed);
+        for words in [
+            "(insufficient_space)",
+            "needs 1.6 GiB (1668635750 bytes",
+            "has 100.0 MiB (104857600 bytes) free",
+            "set `cacheDir` to a folder on a disk with room",
+        ] {
+            assert!(full.message.contains(words), "{words}: {}", full.message);
+        }
         let model = AdapterError::ModelUnavailable("gemini-9".into()).to_llm_error();
         assert_eq!(model.code, LlmErrorCode::AcpInvalidModel);
         assert!(

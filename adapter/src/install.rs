@@ -8,9 +8,10 @@
 //! must be the archive's server member (`launch`), an HTTPS download hashed in one pass
 //! (`download`), the pinned digest, a validated extraction into a staging directory
 //! (`archive`), the receipt, and one atomic rename (`cache`), each step reported
-//! (`InstallEvent::Step`). A second failure of the check after that is an error. What the
-//! check cannot cover: a file changed after it and before the exec runs as it is; the next
-//! launch's check finds it and installs again (README, "Provisioning").
+//! (`InstallEvent::Step`); before the download, the cache's disk must have room for the
+//! archive and its unpacked files (`space`). A second failure of the check after that is an
+//! error. What the check cannot cover: a file changed after it and before the exec runs as
+//! it is; the next launch's check finds it and installs again (README, "Provisioning").
 
 mod agent_index;
 mod archive;
@@ -21,6 +22,8 @@ mod launch;
 mod options;
 mod platform;
 mod receipt;
+mod size;
+mod space;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +38,10 @@ pub use platform::{
     required_members,
 };
 pub use receipt::{FileRecord, RECEIPT_FILE, Receipt};
+pub use size::format_bytes;
+pub use space::{
+    AvailableBytes, FreeSpaceProbe, PINNED_ARCHIVE_BYTES, UNPACKED_FACTOR, needed_for,
+};
 
 use cache::{CacheLayout, CacheLock};
 use receipt::{Depth, ReceiptHead};

@@ -14,6 +14,9 @@
 //! - [`logout()`]: ACP `logout`, only when the server advertises it.
 //! - [`models()`]: discovery's model list.
 //!
+//! An install's progress (`doctor --install`, and a DSH turn that installs) is rendered by
+//! [`install_progress`]: a bar on a terminal, plain lines a few seconds apart elsewhere.
+//!
 //! Exit codes ([`EXIT_OK`], [`EXIT_FAILED`], [`EXIT_WARNINGS`], [`EXIT_USAGE`]): 0 all well,
 //! 1 a failure, 2 `doctor`/`status` warnings only, 64 a refused command line or config.
 
@@ -22,6 +25,7 @@ mod confinement_check;
 mod doctor;
 pub mod host;
 mod install_check;
+pub mod install_progress;
 mod leftovers;
 mod login;
 mod logout;
@@ -32,6 +36,7 @@ mod sign_in_check;
 
 pub use doctor::{DoctorOptions, doctor, status};
 pub use host::HostFacts;
+pub use install_progress::{InstallProgress, ProgressMode};
 pub use login::{DEFAULT_WAIT, LoginOptions, LoginReport, SignInUrl, URL_MARKER, login};
 pub use logout::{LogoutReport, logout};
 pub use models::{ModelsReport, models};

@@ -142,13 +142,37 @@ async function main(argv) {
     return EXIT.failed;
   }
   if (command === 'login') return login(addon, config, values);
-  const options =
-    command === 'doctor' ? { quick: !!values.quick, install: !!values.install, clean: !!values.clean } : {};
+  if (command === 'doctor') return doctor(addon, config, values, loader.loadedAddon());
+  const answer = await addon.runUserCommand(command, config, 'null', '{}');
+  return print(unwrap(answer), values.json);
+}
+
+/**
+ * `doctor`: with `--install`, the install's progress on stderr as the adapter renders it
+ * (a bar redrawn in place when stderr is a terminal, a line every few seconds otherwise),
+ * then the report.
+ * @param {import('../lib/binding.js').Addon} addon
+ * @param {string} config - the config JSON.
+ * @param {Record<string, any>} values - the parsed flags.
+ * @param {{path: string, source: string}} loaded - the loaded addon.
+ * @returns {Promise<number>}
+ */
+async function doctor(addon, config, values, loaded) {
+  const options = {
+    quick: !!values.quick,
+    install: !!values.install,
+    clean: !!values.clean,
+    progress: process.stderr.isTTY ? 'terminal' : 'lines',
+  };
   if (options.install)
     process.stderr.write('installing (or checking) the pinned server first; a first install downloads it...\n');
-  const host = command === 'doctor' ? hostFacts(loader.loadedAddon()) : null;
-  const answer = await addon.runUserCommand(command, config, JSON.stringify(host), JSON.stringify(options));
-  return print(unwrap(answer), values.json);
+  const handle = addon.startDoctor(config, JSON.stringify(hostFacts(loaded)), JSON.stringify(options));
+  for (;;) {
+    const event = unwrap(await handle.nextEvent());
+    if (event === null) return EXIT.failed;
+    if (event.kind === 'progress') process.stderr.write(event.text);
+    else if (event.kind === 'done') return print(event.output, values.json);
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
  * `AntigravityAcpAdapter`: DSH's `LlmAdapter` over the native `Provider`. Each method
  * forwards to Rust with DSH's values as JSON; the only logic here is the host glue a
  * binding cannot do: reading image bytes through DSH's attachment service, wiring
- * `options.signal` to `abort()`, and closing the Rust stream when DSH returns early.
+ * `options.signal` to `abort()`, and closing the Rust stream when DSH returns early. An
+ * install a turn starts reports its lines (rendered and throttled in Rust) to `log`.
  * @module antigravity-acp-dsh/lib/adapter
  */
 import { LlmAdapter, LlmError, resolveRetryPolicy } from '@deepseek-ai/dsh-llm';
@@ -47,13 +48,15 @@ export class AntigravityAcpAdapter extends LlmAdapter {
    * @param {AdapterHooks} [hooks] - tests only: `onStream` sees each
    *   native stream handle (so a test can hold it and prove `close()`, not the garbage
    *   collector, ended it). The plugin passes none.
+   * @param {(line: string) => void} [log] - told each line of an install a turn starts
+   *   (its steps, and a progress line every few seconds); the plugin passes DSH's logger.
    * @throws {LlmError} `ACP_INVALID_CONFIG` naming the field, for a refused config;
    *   `ACP_PLATFORM_UNSUPPORTED` when no addon fits this platform (the first construction
    *   loads the addon).
    */
-  constructor(configJson, attachments = () => undefined, hooks = {}) {
+  constructor(configJson, attachments = () => undefined, hooks = {}, log = undefined) {
     super();
-    this.#native = call(() => new (binding().Provider)(configJson));
+    this.#native = call(() => new (binding().Provider)(configJson, log));
     this.#attachments = attachments;
     this.#hooks = hooks;
   }

@@ -71,7 +71,8 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  * The addon's exports. `benchDrain` exists only in builds with the `bench` feature, the test
  * hooks only in builds with `test-hooks` (a debug build).
  * @typedef {object} Addon
- * @property {new (configJson: string) => NativeProvider} Provider
+ * @property {new (configJson: string, log?: (line: string) => void) => NativeProvider} Provider - `log`
+ *   receives each line of an install a turn starts (steps, and progress every few seconds).
  * @property {number} DEFAULT_BATCH - the most chunks one `nextBatch` takes when JS names no
  *   bound (`src/stream.rs`); the adapter asks for that many.
  * @property {(provider: NativeProvider, optionsJson: string) => Promise<string>} [benchDrain]
@@ -83,6 +84,15 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  *   its output (`{exitCode, text, report}`).
  * @property {(configJson: string, optionsJson: string) => NativeLoginHandle} startLogin - the
  *   binary's `login`.
+ * @property {(configJson: string, hostJson: string, optionsJson: string) => NativeDoctorHandle} startDoctor -
+ *   the binary's `doctor` (options `quick`, `install`, `clean`, `progress: 'terminal' | 'lines'`).
+ */
+
+/**
+ * The binding's `DoctorHandle` (`src/user_commands.rs`).
+ * @typedef {object} NativeDoctorHandle
+ * @property {() => Promise<string>} nextEvent - the envelope of the next event (`{kind:
+ *   'progress', text}` to write to stderr as it is, then `{kind: 'done', output}`), `null` after.
  */
 
 /**

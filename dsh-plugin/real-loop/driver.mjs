@@ -38,7 +38,15 @@ import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { AgentLoop } from '@deepseek-ai/dsh-agent-loop';
 import { ApprovalService } from '@deepseek-ai/dsh-user-approval';
 import plugin from '../index.js';
+import { hostDshLlm, LLM_VARIABLE } from '../support/dsh-host.mjs';
 import { hostTool, MAX_SUBAGENT_DEPTH } from './tools.mjs';
+
+// The DSH this run was meant to be on (ci/real-loop.sh names it): a swap that did not
+// happen must not pass as a run on that DSH.
+const meant = process.env[LLM_VARIABLE];
+if (meant && hostDshLlm().version !== meant) {
+  throw new Error(`dsh-llm ${hostDshLlm().version} resolved, not ${meant} (${hostDshLlm().dir})`);
+}
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const say = (event) => process.stdout.write(`@@dsh-loop ${JSON.stringify(event)}\n`);

@@ -59,7 +59,7 @@ if (tag === undefined) {
 const env = { ...process.env };
 let subcommand = 'build';
 if (triple?.endsWith('-apple-darwin') || triple?.endsWith('-windows-gnullvm')) {
-  if (spawnSync('cargo', ['zigbuild', '--version'], { stdio: 'ignore' }).status === 0) subcommand = 'zigbuild';
+  if (spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status === 0) subcommand = 'zigbuild';
   else
     console.error(
       'cargo-zigbuild is not installed: plain cargo cannot compile C for darwin or link Windows arm64 here (ci/cross.sh installs it)',

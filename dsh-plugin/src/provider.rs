@@ -1,14 +1,20 @@
 //! `Provider`: one [`AntigravityProvider`] for one plugin scope, built from the plugin's
 //! `Config` as JSON (`PluginConfig::from_json(..)?.into_adapter_config()`). Its methods are
 //! `LlmAdapter`'s, with DSH's values as JSON text; `dispose` resolves once every process,
-//! port and scratch directory the provider owned is gone.
+//! port and scratch directory the provider owned is gone. An optional `log` function
+//! receives the lines of an install a turn starts (the adapter's
+//! `install_progress::log_sink`: steps, and a progress line every few seconds), which the
+//! plugin hands to DSH's logger.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use antigravity_acp::contract::{GenerateOptions, LlmAdapter, ResolvedImage};
+use antigravity_acp::user_commands::install_progress;
 use antigravity_acp::{AdapterConfig, AntigravityProvider, PluginConfig};
 use futures::FutureExt;
+use napi::Status;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
@@ -16,6 +22,10 @@ use crate::failure::{
     INVALID_CONFIG, Result, envelope, from_json, from_llm_error, guard, thrown, to_json,
 };
 use crate::stream::ChunkStreamHandle;
+
+/// The JS `log(line)` function, callable from any thread; weak (it never keeps Node's event
+/// loop alive), and called with the line alone (no error first).
+pub type LogFunction = ThreadsafeFunction<String, (), String, Status, false, true>;
 
 /// DSH's adapter over the Antigravity ACP server (the JS class `Provider`).
 #[napi]
@@ -62,12 +72,22 @@ impl Provider {
 #[napi]
 impl Provider {
     /// A provider configured by the plugin's `Config`, as JSON. A refused config throws
-    /// `ACP_INVALID_CONFIG`, the message naming the field. Starts nothing.
+    /// `ACP_INVALID_CONFIG`, the message naming the field. Starts nothing. `log`, when
+    /// given, is called with each line of an install a turn starts; it never keeps Node's
+    /// event loop alive.
     #[napi(constructor)]
-    pub fn new(config_json: String) -> Result<Self> {
+    pub fn new(config_json: String, log: Option<LogFunction>) -> Result<Self> {
         guard(|| {
+            let mut config = read_config(&config_json)?;
+            if let Some(log) = log {
+                let sink = install_progress::log_sink(move |line| {
+                    // Queued for JS's thread (the lines are throttled): never blocks the installer.
+                    let _status = log.call(line, ThreadsafeFunctionCallMode::NonBlocking);
+                });
+                install_progress::attach(&mut config, sink);
+            }
             Ok(Self {
-                inner: Arc::new(AntigravityProvider::new(read_config(&config_json)?)),
+                inner: Arc::new(AntigravityProvider::new(config)),
             })
         })
     }

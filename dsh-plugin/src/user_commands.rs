@@ -9,13 +9,18 @@
 //! - `startLogin(configJson, optionsJson)`: a [`LoginHandle`] whose `nextEvent()` yields
 //!   the sign-in URL once the server prints it (`{kind: "url", url, port, forward,
 //!   text}`), then the output (`{kind: "done", output}`), then `null`.
+//! - `startDoctor(configJson, hostJson, optionsJson)`: `doctor`, as a [`DoctorHandle`]
+//!   whose `nextEvent()` yields the install's progress as the adapter renders it for
+//!   stderr (`{kind: "progress", text}`; options `progress: "terminal" | "lines"`), then
+//!   the output (`{kind: "done", output}`), then `null`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use antigravity_acp::contract::LlmErrorCode;
 use antigravity_acp::user_commands::{
-    self, CommandOutput, DoctorOptions, HostFacts, LoginOptions, SignInUrl,
+    self, CommandOutput, DoctorOptions, HostFacts, LoginOptions, ProgressMode, SignInUrl,
+    install_progress,
 };
 use napi_derive::napi;
 use serde::Deserialize;
@@ -38,6 +43,8 @@ struct Options {
     clean: bool,
     method: Option<String>,
     wait_secs: Option<u64>,
+    /// How `doctor --install` draws its progress (the binary's stderr a terminal or not).
+    progress: Option<ProgressMode>,
 }
 
 /// Runs `doctor`, `status`, `logout` or `models`; resolves to the envelope of its
@@ -60,6 +67,7 @@ pub async fn run_user_command(
                     quick: options.quick,
                     install: options.install,
                     clean: options.clean,
+                    progress: None,
                 };
                 user_commands::doctor(config, &host, asked).await
             }
@@ -170,5 +178,93 @@ impl LoginHandle {
             self.cancel.cancel();
             Ok(())
         })
+    }
+}
+
+/// One event of `doctor`, as JS reads it.
+#[derive(Debug, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum DoctorEvent {
+    /// The install's progress, rendered for stderr.
+    Progress {
+        /// What to write, as it is.
+        text: String,
+    },
+    /// The doctor's output.
+    Done {
+        /// What to print and the exit code.
+        output: CommandOutput,
+    },
+}
+
+/// A running `doctor` (the JS class `DoctorHandle`): its progress, its output, then `null`.
+#[napi]
+pub struct DoctorHandle {
+    events: Arc<Mutex<mpsc::Receiver<String>>>,
+    /// Aborted (the install and any server stopped) if the handle goes first.
+    _task: AbortOnDropHandle<()>,
+}
+
+/// Starts `doctor` (options: `quick`, `install`, `clean`, `progress`). A refused config
+/// throws `ACP_INVALID_CONFIG`; host facts or options that are not the binary's,
+/// `ACP_INVALID_REQUEST`.
+#[napi]
+pub fn start_doctor(
+    config_json: String,
+    host_json: String,
+    options_json: String,
+) -> Result<DoctorHandle> {
+    guard(|| {
+        let config = read_config(&config_json)?;
+        let options: Options = from_json("the command's options", &options_json)?;
+        let host: HostFacts = from_json("the host facts", &host_json)?;
+        // The progress is throttled by its renderer; a full channel (JS not reading)
+        // drops a progress text, never the output.
+        let (sender, events) = mpsc::channel(64);
+        let progress = options.progress.map(|mode| {
+            let sender = sender.clone();
+            install_progress::progress_sink(mode, move |text| {
+                if let Ok(json) = serde_json::to_string(&DoctorEvent::Progress { text }) {
+                    let _sent = sender.try_send(json);
+                }
+            })
+        });
+        let asked = DoctorOptions {
+            quick: options.quick,
+            install: options.install,
+            clean: options.clean,
+            progress,
+        };
+        let task = napi::bindgen_prelude::within_runtime_if_available(|| {
+            tokio::spawn(async move {
+                let output = user_commands::doctor(config, &host, asked).await;
+                if let Ok(json) = serde_json::to_string(&DoctorEvent::Done { output }) {
+                    // JS gone: nobody reads the output.
+                    let _sent = sender.send(json).await;
+                }
+            })
+        });
+        Ok(DoctorHandle {
+            events: Arc::new(Mutex::new(events)),
+            _task: AbortOnDropHandle::new(task),
+        })
+    })
+}
+
+#[napi]
+impl DoctorHandle {
+    /// The next event as JSON in the envelope, or `null` once the doctor has ended.
+    #[napi]
+    pub async fn next_event(&self) -> napi::Result<String> {
+        let events = self.events.clone();
+        envelope(async move {
+            Ok(events
+                .lock()
+                .await
+                .recv()
+                .await
+                .unwrap_or_else(|| "null".to_owned()))
+        })
+        .await
     }
 }

@@ -30,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { addonFile, packageName } from '../lib/binding-platform.js';
 import { drain } from './checker.mjs';
+import { LLM_VARIABLE } from './dsh-host.mjs';
 import { fakeServer } from './fake.mjs';
 import { brokenExpectations, callTurn, toolCallAnswers } from './journal.mjs';
 
@@ -52,8 +53,13 @@ export const HOST_PACKAGES = [
   '@deepseek-ai/dsh-home-paths',
   '@deepseek-ai/dsh-launch-environment',
 ];
-/** `name@version` of each host package. */
-export const PINNED = HOST_PACKAGES.map((name) => `${name}@${manifest.devDependencies[name]}`);
+/**
+ * `name@version` of each host package: dsh-llm at the run's version when
+ * `ANTIGRAVITY_ACP_DSH_LLM` names one (`scripts/test.mjs` runs the suite on each DSH of
+ * support/dsh-versions.mjs), the rest as pinned.
+ */
+const versions = { ...manifest.devDependencies, '@deepseek-ai/dsh-llm': process.env[LLM_VARIABLE] };
+export const PINNED = HOST_PACKAGES.map((name) => `${name}@${versions[name] ?? manifest.devDependencies[name]}`);
 /** pnpm, pinned in package-lock.json, run by its JS entry. */
 export const PNPM = join(root, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
 

@@ -3,7 +3,8 @@
 //! loopback. The archive streams to a `.part` file in the cache under a hard size cap,
 //! hashed in the same pass; 404, other statuses, a broken connection, a truncated body
 //! and a stalled transfer each fail with their own error, and transient ones are retried
-//! a bounded number of times with a doubling backoff.
+//! a bounded number of times with a doubling backoff. Before the body is read, the cache's
+//! disk must have room for the archive and its unpacked files (`space`).
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -14,6 +15,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::error::InstallError;
 use super::options::{InstallEvent, InstallOptions, InstallStep};
+use super::space;
 
 /// The largest agent index document read.
 const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
@@ -163,6 +165,9 @@ async fn download_once(
     if total.is_some_and(|t| t > cap) {
         return Err(InstallError::TooLarge { cap });
     }
+    // Before a byte is written: the archive and its unpacked files must fit on the disk.
+    let cache = part.parent().unwrap_or(part);
+    space::check_free_space(cache, total, options.free_space.as_ref())?;
     options.report(InstallEvent::DownloadStarted {
         url: url.to_string(),
         total,

@@ -94,6 +94,22 @@ pub enum InstallError {
     /// The cache directory given or found is empty or relative.
     #[error("the cache directory is not usable: {0}")]
     BadCacheDir(String),
+    /// The cache's disk has too little free space for the download and its unpacked files
+    /// (checked before the download; `space::needed_for` says how the need is estimated).
+    #[error(
+        "not enough free space in {dir}: the install needs {} ({needed} bytes: the archive and, estimated, its unpacked files), the disk has {} ({available} bytes) free",
+        super::size::format_bytes(*.needed),
+        super::size::format_bytes(*.available),
+        dir = .dir.display()
+    )]
+    InsufficientSpace {
+        /// The bytes the install needs.
+        needed: u64,
+        /// The bytes the disk has free for this user.
+        available: u64,
+        /// The cache folder whose disk was asked.
+        dir: PathBuf,
+    },
     /// A filesystem operation on the cache failed.
     #[error("cannot {action} {path}: {kind}")]
     Io {
@@ -130,6 +146,7 @@ impl InstallError {
             Self::StillCorrupt(_) => "still_corrupt",
             Self::NoCacheDir => "no_cache_dir",
             Self::BadCacheDir(_) => "bad_cache_dir",
+            Self::InsufficientSpace { .. } => "insufficient_space",
             Self::Io { .. } => "io",
         }
     }

@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::space::FreeSpaceProbe;
+
 /// Where the agent index (the document the installer downloads from) comes from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum AgentIndexSource {
@@ -155,6 +157,19 @@ mod step_field {
 #[derive(Clone)]
 pub struct ProgressSink(pub Arc<dyn Fn(&InstallEvent) + Send + Sync>);
 
+impl ProgressSink {
+    /// A sink that tells `first` (when there is one), then `then`.
+    pub fn chain(first: Option<ProgressSink>, then: ProgressSink) -> ProgressSink {
+        match first {
+            None => then,
+            Some(first) => ProgressSink(Arc::new(move |event: &InstallEvent| {
+                (first.0)(event);
+                (then.0)(event);
+            })),
+        }
+    }
+}
+
 impl fmt::Debug for ProgressSink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ProgressSink")
@@ -184,6 +199,9 @@ pub struct InstallOptions {
     pub retry_backoff: Duration,
     /// Told every install event.
     pub progress: Option<ProgressSink>,
+    /// Where the free space of the cache's disk is read before a download (`None`: the
+    /// disk itself; tests inject a figure).
+    pub free_space: Option<FreeSpaceProbe>,
 }
 
 impl Default for InstallOptions {
@@ -198,6 +216,7 @@ impl Default for InstallOptions {
             retries: 2,
             retry_backoff: Duration::from_millis(500),
             progress: None,
+            free_space: None,
         }
     }
 }

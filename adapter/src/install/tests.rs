@@ -456,3 +456,53 @@ async fn an_install_is_reused_only_under_the_digest_in_force() -> TestResult {
     );
     Ok(())
 }
+
+/// A cache whose disk has too little room is refused before the archive's body is read:
+/// the error names both figures, no `.part` is left, nothing is published, and the one
+/// request made is the one whose Content-Length set the need. With room, it installs.
+#[tokio::test]
+async fn too_little_free_space_is_refused_before_the_download() -> TestResult {
+    let bytes = archive(b"#!/bin/sh\n")?;
+    let host = serve(bytes.clone()).await?;
+    let cache = tempfile::tempdir()?;
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    let needed = needed_for(Some(bytes.len() as u64));
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let free = |available: u64| {
+        let seen = seen.clone();
+        FreeSpaceProbe(Arc::new(move |dir: &std::path::Path| {
+            if let Ok(mut seen) = seen.lock() {
+                seen.push(dir.to_path_buf());
+            }
+            Ok(available)
+        }))
+    };
+    let index = index_for(&host.url, &cmd)?;
+    let options = |available| InstallOptions {
+        free_space: Some(free(available)),
+        ..options_for(cache.path(), index.clone(), &bytes)
+    };
+    let refused = Installer::new(options(needed - 1))?.ensure().await;
+    let Err(error) = refused else {
+        return Err("one byte short of the need was not refused".into());
+    };
+    assert_eq!(error.reason(), "insufficient_space", "{error}");
+    let text = error.to_string();
+    assert!(text.contains(&format!("({needed} bytes")), "{text}");
+    assert!(
+        text.contains(&format!("({} bytes) free", needed - 1)),
+        "{text}"
+    );
+    assert!(!cache.path().join(PART_FILE).exists(), "a .part was left");
+    assert!(!cache.path().join(CURRENT_DIR).exists());
+    assert_eq!(host.hits.load(Ordering::SeqCst), 1, "it was retried");
+    assert_eq!(
+        asked.lock().map_err(|_| "poisoned")?.as_slice(),
+        [cache.path().to_path_buf()],
+        "the cache's own disk is asked"
+    );
+    let installed = Installer::new(options(needed))?.ensure().await?;
+    assert_eq!(installed.outcome, InstallOutcome::Installed);
+    Ok(())
+}

@@ -7,6 +7,7 @@
 //! and confinement.
 
 use crate::config::AdapterConfig;
+use crate::install::ProgressSink;
 
 use super::bridge_check::bridge_check;
 use super::confinement_check::confinement_check;
@@ -17,7 +18,7 @@ use super::report::{Check, CheckReport, CheckStatus, CommandOutput};
 use super::sign_in_check::sign_in_check;
 
 /// What `doctor` is asked to do beyond looking.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct DoctorOptions {
     /// Skip the sign-in check (no server is started).
     pub quick: bool,
@@ -25,6 +26,9 @@ pub struct DoctorOptions {
     pub install: bool,
     /// Sweep the sessions ended processes left, as a provider's first launch does.
     pub clean: bool,
+    /// Told the install's events (`--install`): the binary renders them on stderr
+    /// (`install_progress::progress_sink`).
+    pub progress: Option<ProgressSink>,
 }
 
 /// Every check, and the report (exit 0 all ok, 2 warnings only, 1 any failure).
@@ -34,6 +38,10 @@ pub async fn doctor(
     options: DoctorOptions,
 ) -> CommandOutput {
     let mut checks = vec![host.platform_check(), host.node_check(), host.dsh_check()];
+    let mut config = config;
+    if let Some(sink) = options.progress.filter(|_| options.install) {
+        super::install_progress::attach(&mut config, sink);
+    }
     let install = install_check(&config, Depth::Full, options.install).await;
     let sign_in = if options.quick {
         skipped("--quick: no server was started")

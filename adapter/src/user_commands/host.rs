@@ -2,7 +2,8 @@
 //! ([`HostFacts`]): the platform and the addon it loaded, the Node version, and the DSH
 //! version installed where the command runs. Judging them is here: the platform check,
 //! Node against the package's `engines` (`^22.19 || >=24`) and DSH's `@deepseek-ai/dsh-llm`
-//! against the package's peer range (`^0.1.0-rc.8 || >=0.2.0-0 <0.3.0`).
+//! against the package's peer range (`^0.1.0-rc.8 || >=0.2.0-0 <0.3.0-0`), read as DSH's app
+//! boot reads a plugin's peer ranges (pre-releases included).
 
 use serde::Deserialize;
 
@@ -11,7 +12,7 @@ use super::report::{Check, CheckStatus};
 /// The Node versions the package supports (its `engines`).
 pub const NODE_RANGE: &str = "^22.19 || >=24";
 /// The `@deepseek-ai/dsh-llm` versions the package supports (its peer range).
-pub const DSH_RANGE: &str = "^0.1.0-rc.8 || >=0.2.0-0 <0.3.0";
+pub const DSH_RANGE: &str = "^0.1.0-rc.8 || >=0.2.0-0 <0.3.0-0";
 
 /// Where the loaded addon came from (`lib/binding.js`'s order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -208,18 +209,13 @@ fn node_supported(version: &str) -> bool {
         .is_some_and(|v| (v.at_least("22.19.0") && v.below("23.0.0-0")) || v.at_least("24.0.0"))
 }
 
-/// Whether a `@deepseek-ai/dsh-llm` version is in `^0.1.0-rc.8 || >=0.2.0-0 <0.3.0`. As
-/// npm reads it: at least 0.1.0-rc.8 and below 0.2.0, or at least 0.2.0-0 and below 0.3.0,
-/// a pre-release only of the version a bound names (0.1.0, 0.2.0).
+/// Whether a `@deepseek-ai/dsh-llm` version is in `^0.1.0-rc.8 || >=0.2.0-0 <0.3.0-0` as
+/// DSH's app boot reads a plugin's peer ranges (`semver.satisfies(v, range,
+/// {includePrerelease: true})`): any version from 0.1.0-rc.8 up to, not including, 0.3.0's
+/// first pre-release, pre-releases of 0.1.1 or 0.1.7 included (npm's default reading would
+/// take a pre-release only of 0.1.0 or 0.2.0, and miss dsh-llm 0.1.1-rc.2).
 fn dsh_supported(version: &str) -> bool {
-    Version::parse(version).is_some_and(|v| {
-        let caret = v.at_least("0.1.0-rc.8")
-            && v.below("0.2.0-0")
-            && (v.pre.is_empty() || v.core == [0, 1, 0]);
-        let next =
-            v.at_least("0.2.0-0") && v.below("0.3.0") && (v.pre.is_empty() || v.core == [0, 2, 0]);
-        caret || next
-    })
+    Version::parse(version).is_some_and(|v| v.at_least("0.1.0-rc.8") && v.below("0.3.0-0"))
 }
 
 #[cfg(test)]
@@ -251,7 +247,11 @@ mod tests {
             "0.1.0-rc.8",
             "0.1.0-rc.10",
             "0.1.0",
+            "0.1.1-rc.2",
+            "0.1.3-rc.1",
+            "0.1.7-rc.2",
             "0.1.7",
+            "0.2.0-rc.2",
             "0.2.0-0",
             "0.2.0-beta.1",
             "0.2.5",
@@ -261,7 +261,7 @@ mod tests {
         for no in [
             "0.1.0-rc.7",
             "0.1.0-beta.9",
-            "0.1.3-rc.1",
+            "0.3.0-0",
             "0.3.0",
             "0.3.0-rc.1",
             "1.0.0",

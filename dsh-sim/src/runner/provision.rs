@@ -125,6 +125,7 @@ impl Provisioning {
                     swap.strike();
                 }
             }))),
+            free_space: None,
         };
         let started_empty = script.cache.is_empty()
             && !script.installed_before

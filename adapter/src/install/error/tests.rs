@@ -64,6 +64,14 @@ fn every_reason_is_its_stable_string() {
         (InstallError::NoCacheDir, "no_cache_dir"),
         (InstallError::BadCacheDir(String::new()), "bad_cache_dir"),
         (
+            InstallError::InsufficientSpace {
+                needed: 2,
+                available: 1,
+                dir: "/x".into(),
+            },
+            "insufficient_space",
+        ),
+        (
             InstallError::io("open", std::path::Path::new("/x"), &io),
             "io",
         ),
