@@ -19,6 +19,9 @@ cargo build --locked -p fake-antigravity
 echo "== npm ci (dsh-plugin)"
 npm --prefix dsh-plugin ci --no-audit --no-fund
 
+echo "== npm ci (ci/verdaccio: the throwaway registry pack.test.mjs publishes to and installs from)"
+npm --prefix ci/verdaccio ci --no-audit --no-fund --ignore-scripts
+
 echo "== npm ci (ci/dsh-llm-0.1.1: the second DSH the tests run on)"
 npm --prefix ci/dsh-llm-0.1.1 ci --no-audit --no-fund
 

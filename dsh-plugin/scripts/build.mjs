@@ -9,6 +9,8 @@
  *                                      # npm/darwin-arm64/ only (ci/cross.sh installs the tools)
  *   node scripts/build.mjs --release --bench --out FILE   # only to FILE, with `benchDrain`
  *                                                         # (the benchmark's own copy)
+ *   node scripts/build.mjs --debug --no-test-hooks --target T --out FILE   # a debug build
+ *                                      # as a package ships it (ci/package.sh): no test hooks
  *
  * `--target <rust triple>` is one of `lib/binding-platform.js`'s TARGETS (its tag names the
  * folder and the file): `cargo build --target`, except the darwin ones through `cargo
@@ -22,6 +24,11 @@
  *
  * `--bench` adds the `bench` feature; a build without `--out` never takes it, so the addon
  * beside the loader and in the platform package (what ships) has no bench code.
+ * `--no-test-hooks` leaves the `test-hooks` feature out of a debug build (a release never
+ * has it): what `ci/package.sh` packs, which must never carry a test hook.
+ *
+ * Cargo's own `CARGO_TARGET_DIR` is honoured (the library's path is read from cargo's
+ * messages, never assumed under `target/`).
  * @module scripts/build
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -36,6 +43,7 @@ const release = !process.argv.includes('--debug');
 const outAt = process.argv.indexOf('--out');
 const out = outAt === -1 ? undefined : resolve(process.argv[outAt + 1]);
 const bench = process.argv.includes('--bench');
+const testHooks = !release && !process.argv.includes('--no-test-hooks');
 if (bench && !out) throw new Error('--bench builds only to --out FILE: the shipped addon has no bench code');
 const targetAt = process.argv.indexOf('--target');
 const triple = targetAt === -1 ? undefined : process.argv[targetAt + 1];
@@ -63,7 +71,7 @@ if (triple === 'aarch64-unknown-linux-gnu')
 const args = [subcommand, '--locked', '-p', 'antigravity-acp-dsh', '--message-format=json-render-diagnostics'];
 if (triple !== undefined) args.push('--target', triple);
 if (release) args.push('--release');
-const features = [...(release ? [] : ['test-hooks']), ...(bench ? ['bench'] : [])];
+const features = [...(testHooks ? ['test-hooks'] : []), ...(bench ? ['bench'] : [])];
 if (features.length > 0) args.push('--features', features.join(','));
 const output = execFileSync('cargo', args, {
   cwd: pkg,
@@ -92,5 +100,7 @@ const targets = out ? [out] : [...local, ...(existsSync(platformDir) ? [join(pla
 for (const target of targets) {
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(library, target);
-  console.log(`${release ? 'release' : 'debug'}${bench ? ' bench' : ''} addon: ${target}`);
+  console.log(
+    `${release ? 'release' : 'debug'}${testHooks ? ' (test hooks)' : ''}${bench ? ' bench' : ''} addon: ${target}`,
+  );
 }

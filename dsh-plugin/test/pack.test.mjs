@@ -1,140 +1,78 @@
 // The package as a user installs it: `npm pack` of the main package (which holds no addon,
 // and lists every platform package as an optional dependency) and of the linux-x64-gnu
-// platform package (holding the addon this checkout built), packed once, then installed
-// into a fresh host folder with the pinned DSH packages (a tarball, not a link: Node's ESM
-// resolution follows real paths), twice:
+// platform package (holding the addon this checkout built), packed once and published by
+// `ci/publish.sh` to a throwaway Verdaccio on loopback (`support/registry.mjs`, the same
+// registry `ci/rehearse.sh` publishes the release-built packages to), then installed by
+// name into fresh host folders whose project `.npmrc` names that registry only, with the
+// pinned DSH packages, twice:
 //
-// - with npm (`--legacy-peer-deps`; npm skips the other platforms' packages), where the
-//   test also checks what the tarball ships;
+// - with npm (`--legacy-peer-deps`; npm skips the other platforms' packages, which the
+//   registry has not got), where the test also checks what the tarball ships;
 // - with pnpm, as DSH installs plugins: pnpm runs no install scripts (`strictDepBuilds`
 //   makes a dependency that has one fail the install) and links each package's own
 //   dependencies beside it, so the addon must come through the main package's optional
-//   dependency (the platform tarball stands in for the published package through an
-//   override) and every import must be declared. A TypeScript consumer there also
+//   dependency and every import must be declared. A TypeScript consumer there also
 //   type-checks against the shipped `index.d.ts`.
 //
-// In each host, (1) a host script mounts the plugin and runs a text turn against the fake;
-// the addon must come from the installed platform package; (2) DSH's own `boot()`
-// (`@deepseek-ai/dsh-app-boot`: the Cordis Loader over a `cordis.yml`) mounts it from the
-// package's bundle patch (found through its `dsh.bundle.patch`, as `loadProfile` does) plus
-// a user layer configuring the server, by package name, and runs a turn. Each child prints
-// the chunks it received, which the test reads through the stream checker and DSH's
+// In each host (support/packed.mjs, shared with the rehearsal), (1) a host script mounts
+// the plugin and runs a text turn against the fake; the addon must come from the installed
+// platform package; (2) DSH's own `boot()` (`@deepseek-ai/dsh-app-boot`: the Cordis Loader
+// over a `cordis.yml`) mounts it from the package's bundle patch (found through its
+// `dsh.bundle.patch`, as `loadProfile` does) plus a user layer configuring the server, by
+// package name, and runs a turn; (3) a tool turn across two streams. Each child prints the
+// chunks it received, which the test reads through the stream checker and DSH's
 // BlockAssembler, and asserts before it exits that the plugin's disposal left no fake
-// process and no scratch directory. (3) The package's binary runs as DSH users run it, `npx
+// process and no scratch directory. (4) The package's binary runs as DSH users run it, `npx
 // antigravity-acp-dsh` or `pnpm exec antigravity-acp-dsh` from the host folder on the test's
-// Node: `doctor` finds the addon in the platform package and DSH in the host. The host gets no `@deepseek-ai/schemastery` of its own:
+// Node: `doctor` finds the addon in the platform package and DSH in the host, `doctor
+// --quick` shows no `fail` line. The host gets no `@deepseek-ai/schemastery` of its own:
 // the installed package must bring every bare import of its files (dependencies or peers).
 //
 // The fresh host's dsh-llm is the run's (`scripts/test.mjs` runs the suite on each DSH of
 // support/dsh-versions.mjs): on the 0.1.1-rc.2 run, 0.1.1-rc.2 from npm beside the rest at
-// 0.1.0-rc.8, with no swap (support/dsh-host.mjs) in the children: a real install.
+// 0.1.0-rc.8, with no swap (support/dsh-host.mjs) in the children: a real install
+// (support/packed.mjs's PINNED reads the run's dsh-llm).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PLATFORMS, addonFile, packageName } from '../lib/binding-platform.js';
-import { drain } from '../support/checker.mjs';
-import { leaveSwap, LLM_VARIABLE } from '../support/dsh-host.mjs';
+import { leaveSwap } from '../support/dsh-host.mjs';
 import { SUPPORTED_HOSTS } from '../support/dsh-versions.mjs';
-import { fakeServer } from '../support/fake.mjs';
+import { PINNED, PNPM, cleanEnv, freshHostDir, packedFake, runBin, runTurns } from '../support/packed.mjs';
+import { npmAuthEnv, startRegistry } from '../support/registry.mjs';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const TAG = 'linux-x64-gnu';
 const platformDir = join(root, 'npm', TAG);
 const addon = join(platformDir, addonFile(TAG));
-const skip = !existsSync(addon) && `no addon in npm/${TAG} (npm run build:debug)`;
-// pnpm and tsc, pinned in package-lock.json, run by their JS entry on the Node running the test.
-const PNPM = join(root, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
+const VERDACCIO = join(root, '..', 'ci', 'verdaccio', 'node_modules', 'verdaccio');
+const skip =
+  (!existsSync(addon) && `no addon in npm/${TAG} (npm run build:debug)`) ||
+  (!existsSync(VERDACCIO) && 'no Verdaccio (npm ci --prefix ci/verdaccio)');
+// tsc, pinned in package-lock.json, run by its JS entry on the Node running the test.
 const TSC = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-const HOST_PACKAGES = [
-  '@deepseek-ai/cordis',
-  '@deepseek-ai/dsh-llm',
-  '@deepseek-ai/dsh-brand',
-  '@deepseek-ai/dsh-attachment',
-  '@deepseek-ai/dsh-invariants',
-  '@deepseek-ai/dsh-timeout',
-  // DSH's boot glue and the Loader it drives.
-  '@deepseek-ai/dsh-app-boot',
-  '@deepseek-ai/cordis-plugin-loader',
-  '@deepseek-ai/cordis-plugin-group',
-  '@deepseek-ai/dsh-home-paths',
-  '@deepseek-ai/dsh-launch-environment',
-];
-const versions = { ...manifest.devDependencies, '@deepseek-ai/dsh-llm': process.env[LLM_VARIABLE] };
-const PINNED = HOST_PACKAGES.map((name) => `${name}@${versions[name] ?? manifest.devDependencies[name]}`);
 // Every child (npm, pnpm, the host's Node) runs on what the fresh host installed.
 leaveSwap();
 // On a host whose dsh-llm's own declarations fail a type check there (0.1.1-rc.2, see
 // support/dsh-versions.mjs), the TypeScript consumer skips declaration files, as its author
 // would have to: its own code is still checked against index.d.ts.
-const libCheckFails = SUPPORTED_HOSTS.some(
-  (row) => row.dshLlm === versions['@deepseek-ai/dsh-llm'] && row.libCheckFails,
-);
-// The children find the fake's processes as the tests do (this helper uses node builtins only).
-const FAKE_HELPER = pathToFileURL(join(root, 'support', 'fake.mjs')).href;
-
-// What both children do once their turn streamed: dispose the plugin's scope, then, before
-// exiting, assert that no fake process and no scratch directory of it is left.
-const DISPOSED = `
-import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-export async function disposed(dispose, { fakeHelper, needle, scratchRoot }) {
-  const { livePids } = await import(fakeHelper);
-  await dispose();
-  assert.deepEqual(livePids(needle), [], 'no fake process once the disposal settled');
-  assert.deepEqual(readdirSync(scratchRoot), [], 'no scratch directory once the disposal settled');
-}
-`;
-
-const HOST = `
-import { Context } from '@deepseek-ai/cordis';
-import { LlmRuntime, createUserMessage } from '@deepseek-ai/dsh-llm';
-import plugin, { addonPath } from 'antigravity-acp-dsh';
-import { disposed } from './disposed.mjs';
-const { config, ...fake } = JSON.parse(process.env.AGY_DSH_CHILD);
-const ctx = new Context();
-ctx.plugin(LlmRuntime);
-for (let i = 0; ctx.get('llm') === undefined; i++) {
-  if (i > 500) throw new Error('no llm service');
-  await new Promise((r) => setTimeout(r, 10));
-}
-const fiber = ctx.plugin(plugin, config);
-await fiber.await?.();
-const chunks = [];
-const message = createUserMessage({ content: [{ type: 'text', text: 'Please say hello' }], source: { kind: 'user' } });
-for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) chunks.push(chunk);
-await disposed(() => fiber.dispose(), fake);
-console.log(JSON.stringify({ addonPath: addonPath(), chunks }));
-`;
-
-const BOOT = `
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { boot, loadOverlayPatches } from '@deepseek-ai/dsh-app-boot';
-import { createUserMessage } from '@deepseek-ai/dsh-llm';
-import { disposed } from './disposed.mjs';
-const { config, ...fake } = JSON.parse(process.env.AGY_DSH_CHILD);
-const here = process.cwd();
-writeFileSync(join(here, 'cordis.yml'), "- id: llm\\n  name: '@deepseek-ai/dsh-llm'\\n");
-const dir = join(here, 'node_modules', 'antigravity-acp-dsh');
-const declared = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dsh.bundle.patch;
-const bundle = loadOverlayPatches('host', join(dir, declared));
-const user = [{ id: 'llm-antigravity-acp', name: 'antigravity-acp-dsh', config: { provider: 'antigravity-acp', ...config } }];
-const ctx = await boot('host', join(here, 'cordis.yml'), [...bundle, ...user], undefined, pathToFileURL(here + '/').href);
-const providers = ctx.llm.listProviders();
-const chunks = [];
-const message = createUserMessage({ content: [{ type: 'text', text: 'Please say hello' }], source: { kind: 'user' } });
-for await (const chunk of ctx.llm.stream({ provider: 'antigravity-acp', model: 'server-default', messages: [message] })) chunks.push(chunk);
-await disposed(() => ctx.fiber.dispose(), fake);
-console.log(JSON.stringify({ providers, chunks }));
-`;
+const hostLlm = PINNED.find((spec) => spec.startsWith('@deepseek-ai/dsh-llm@'))?.split('@')[2];
+const libCheckFails = SUPPORTED_HOSTS.some((row) => row.dshLlm === hostLlm && row.libCheckFails);
 
 // A DSH plugin author's TypeScript against the installed package's `index.d.ts`. The
 // `@ts-expect-error` lines fail the check if the types degrade to `any` (an unresolved
@@ -178,141 +116,77 @@ function bareImports(source) {
   return found.map((spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]));
 }
 
-// The tarballs, packed once for both installs (the platform package's debug addon is large).
-const packDir = mkdtempSync(join(tmpdir(), 'agy-dsh-pack-'));
-after(() => rmSync(packDir, { recursive: true, force: true }));
-/** @type {Promise<{main: string, platform: string}> | undefined} */
-let packing;
-function packed() {
+// The tarballs, packed once for both installs (the platform package's debug addon is large)
+// and published once, by ci/publish.sh, to a registry of this test's own.
+const work = mkdtempSync(join(tmpdir(), 'agy-dsh-pack-'));
+const packDir = join(work, 'packages');
+/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
+let registry;
+after(() => {
+  registry?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+/** @type {Promise<string> | undefined} */
+let publishing;
+/**
+ * The registry's URL once both packages are published on it.
+ * @returns {Promise<string>}
+ */
+function published() {
   /** @param {string} dir - a package folder. */
-  const pack = async (dir) => {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
-      cwd: dir,
+  const pack = (dir) =>
+    run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: dir, env: cleanEnv(), maxBuffer: 1 << 24 });
+  publishing ??= (async () => {
+    mkdirSync(packDir, { recursive: true });
+    await pack(root);
+    await pack(platformDir);
+    registry = await startRegistry(join(work, 'registry'));
+    const env = { ...cleanEnv(), ...npmAuthEnv(registry.url, registry.token) };
+    await run('bash', [join(root, '..', 'ci', 'publish.sh'), '--registry', registry.url, packDir], {
+      env,
       maxBuffer: 1 << 24,
     });
-    return join(packDir, JSON.parse(stdout)[0].filename);
-  };
-  packing ??= (async () => ({ main: await pack(root), platform: await pack(platformDir) }))();
-  return packing;
+    return registry.url;
+  })();
+  return publishing;
 }
 
 /**
- * A fresh host folder (a `package.json` only) and a fake that says hello, both removed after
- * the test.
+ * A fresh host folder whose `.npmrc` names the registry only, and a fake that says hello and
+ * plays a tool turn, both removed after the test.
  * @param {import('node:test').TestContext} t
  * @param {string} prefix - the folder's name prefix in the temp folder.
+ * @param {string} url - the registry.
  */
-function freshHost(t, prefix) {
-  const host = mkdtempSync(join(tmpdir(), prefix));
-  const fake = fakeServer({
-    turns: [{ match: { prompt_contains: 'say hello' }, steps: [{ text: 'Hello from the packed plugin.' }] }],
-  });
+function freshHost(t, prefix, url) {
+  const host = freshHostDir(prefix, url);
+  const fake = packedFake();
   t.after(() => {
     rmSync(host, { recursive: true, force: true });
     fake.remove();
   });
-  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'dsh-host', private: true, type: 'module' }));
   return { host, fake };
 }
 
-/**
- * The package's binary in an installed host, through the host's package manager (`npx` or
- * `pnpm exec`), on the test's Node (first on PATH, as DSH's own Node is where DSH runs):
- * `doctor` and `status` against the fake.
- * @param {string} host - the host folder, the plugin installed.
- * @param {ReturnType<typeof fakeServer>} fake
- * @param {string[]} launcher - the command and arguments before the binary's name.
- * @param {NodeJS.ProcessEnv} [baseEnv] - the environment to start from.
- */
-async function runBin(host, fake, launcher, baseEnv = process.env) {
-  const config = JSON.stringify({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow });
-  const env = { ...baseEnv, PATH: `${dirname(process.execPath)}${delimiter}${baseEnv.PATH ?? ''}` };
-  const [command, ...before] = launcher;
-  const doctor = await run(command, [...before, 'antigravity-acp-dsh', 'doctor', '--json', '--config', config], {
-    cwd: host,
-    env,
-    timeout: 60_000,
-  }).catch((error) => error);
-  const report = JSON.parse(doctor.stdout);
-  const check = (id) => report.checks.find((c) => c.id === id);
-  assert.deepEqual(
-    [check('platform').status, check('platform').brief],
-    ['ok', packageName(TAG)],
-    `the binary loaded the installed platform package: ${check('platform').detail}`,
-  );
-  assert.equal(
-    check('node').detail,
-    `Node ${process.versions.node} (^22.19 || >=24)`,
-    "the binary ran on the host's Node",
-  );
-  assert.equal(check('dsh').status, 'ok', `DSH resolved from the host folder: ${check('dsh').detail}`);
-  assert.equal(check('signIn').status, 'ok', check('signIn').detail);
-  assert.equal(doctor.code ?? 0, report.exitCode, "the binary exits with the report's code");
-  const status = await run(command, [...before, 'antigravity-acp-dsh', 'status', '--config', config], {
-    cwd: host,
-    env,
-    timeout: 60_000,
-  }).catch((error) => error);
-  assert.match(status.stdout, /^install: skip .*; sign-in: ok \(signed in\); confinement: /);
-}
-
-/**
- * Both children in an installed host: the host script's turn (its addon must be `expectedAddon`)
- * and DSH's boot from the bundle patch.
- * @param {string} host - the host folder, the plugin installed.
- * @param {ReturnType<typeof fakeServer>} fake
- * @param {string} expectedAddon - the addon file the plugin must load (compared by real path).
- */
-async function runTurns(host, fake, expectedAddon) {
-  writeFileSync(join(host, 'disposed.mjs'), DISPOSED);
-  writeFileSync(join(host, 'host.mjs'), HOST);
-  writeFileSync(join(host, 'boot.mjs'), BOOT);
-  const config = { server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow };
-  // In the environment, not argv: the children find the fake's processes by a path the
-  // config names, and must not find themselves.
-  const env = {
-    ...process.env,
-    AGY_DSH_CHILD: JSON.stringify({
-      config,
-      fakeHelper: FAKE_HELPER,
-      needle: fake.scriptPath,
-      scratchRoot: fake.scratchRoot,
-    }),
-  };
-  const { stdout } = await run(process.execPath, ['host.mjs'], { cwd: host, env, timeout: 60_000 });
-  const out = JSON.parse(stdout.trim().split('\n').at(-1));
-  const turn = await drain(out.chunks);
-  assert.deepEqual(turn.finish, { kind: 'stop' });
-  assert.deepEqual(turn.blocks, [{ type: 'text', text: 'Hello from the packed plugin.' }]);
-  assert.equal(
-    realpathSync(out.addonPath),
-    realpathSync(expectedAddon),
-    'the addon came from the installed platform package',
-  );
-
-  const booted = await run(process.execPath, ['boot.mjs'], { cwd: host, env, timeout: 60_000 });
-  const viaLoader = JSON.parse(booted.stdout.trim().split('\n').at(-1));
-  assert.deepEqual(
-    viaLoader.providers,
-    [{ id: 'antigravity-acp', name: 'Google Antigravity (ACP)' }],
-    "DSH's Loader mounted the bundle's row",
-  );
-  const bootTurn = await drain(viaLoader.chunks);
-  assert.deepEqual(bootTurn.finish, { kind: 'stop' });
-  assert.deepEqual(bootTurn.blocks, [{ type: 'text', text: 'Hello from the packed plugin.' }]);
-}
-
-test('the packed tarballs install with npm into a fresh host and run a text turn', {
+test('the published packages install by name with npm into a fresh host and run a text turn and a tool turn', {
   skip,
   timeout: 240_000,
 }, async (t) => {
-  const { host, fake } = freshHost(t, 'agy-dsh-host-');
-  const { main, platform } = await packed();
-  writeFileSync(join(host, '.npmrc'), 'legacy-peer-deps=true\n');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', main, platform, ...PINNED], {
+  const url = await published();
+  const { host, fake } = freshHost(t, 'agy-dsh-host-', url);
+  // npm on this test's Node (DSH's Node, where DSH installs): the platform packages' engines
+  // are the main package's, and npm skips an optional dependency whose engines refuse the
+  // Node it runs on (the machine's own Node 20 would get no addon).
+  const env = { ...cleanEnv(), PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', 'antigravity-acp-dsh', ...PINNED], {
     cwd: host,
+    env,
     maxBuffer: 1 << 24,
   });
+  assert.ok(
+    existsSync(join(host, 'node_modules', packageName(TAG))),
+    'npm installed the platform package from the registry',
+  );
   const installed = join(host, 'node_modules', 'antigravity-acp-dsh');
   assert.ok(!existsSync(join(installed, 'test')), 'the tests are not shipped');
   assert.deepEqual(
@@ -347,35 +221,36 @@ test('the packed tarballs install with npm into a fresh host and run a text turn
   );
   await runTurns(host, fake, join(host, 'node_modules', packageName(TAG), addonFile(TAG)));
   assert.ok(existsSync(join(host, 'node_modules', '.bin', 'antigravity-acp-dsh')), 'npm linked the binary');
-  await runBin(host, fake, ['npx', '--no']);
+  await runBin(host, fake, ['npx', '--no'], env);
 });
 
-test('the packed tarballs install with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn', {
+test('the published packages install by name with pnpm (no install scripts) into a fresh host, which loads the addon and runs a text turn and a tool turn', {
   skip,
   timeout: 240_000,
 }, async (t) => {
   assert.ok(existsSync(PNPM), `${PNPM} is missing (npm ci installs pnpm)`);
-  const { host, fake } = freshHost(t, 'agy-dsh-pnpm-host-');
-  const { main, platform } = await packed();
+  const url = await published();
+  const { host, fake } = freshHost(t, 'agy-dsh-pnpm-host-', url);
   // pnpm's settings for this host: its store inside the host (each build's addon is new
   // content: a shared store would keep every one); a dependency with an install script
-  // fails the install rather than being skipped with a warning; and the platform package,
-  // which the main package names as an optional dependency and the registry has not got
-  // yet, resolves to its tarball as it would to the published package.
+  // fails the install rather than being skipped with a warning; the packages just published
+  // are not held back by pnpm's minimum release age (nor written into this file as
+  // exceptions, which would make `pnpm exec` re-verify the install). The registry is the
+  // host's .npmrc's.
   writeFileSync(
     join(host, 'pnpm-workspace.yaml'),
     [
       'storeDir: ./.pnpm-store',
       'updateNotifier: false',
       'strictDepBuilds: true',
-      'overrides:',
-      `  ${packageName(TAG)}: ${JSON.stringify(`file:${platform}`)}`,
+      'minimumReleaseAge: 0',
+      'verifyDepsBeforeRun: false',
       '',
     ].join('\n'),
   );
   // npm's variables (`npm test` sets them) would configure pnpm too.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  await run(process.execPath, [PNPM, 'add', '--reporter=append-only', '--prefer-offline', main, ...PINNED], {
+  const env = cleanEnv();
+  await run(process.execPath, [PNPM, 'add', '--reporter=append-only', 'antigravity-acp-dsh', ...PINNED], {
     cwd: host,
     env,
     maxBuffer: 1 << 24,
