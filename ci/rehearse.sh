@@ -143,6 +143,19 @@ fi
 grep -q 'already on' "$work/again.txt" || fail "the second publish failed otherwise: $(cat "$work/again.txt")"
 ok "published 4 packages; a second publish refused: $(grep 'already on' "$work/again.txt" | cut -c1-100)..."
 
+step "3b. the release workflow's other steps: version.mjs unpublished, release-assets.sh, github-release.sh (dry run)"
+if node ci/version.mjs unpublished --registry "$registry" >"$work/unpublished.txt" 2>&1; then
+  fail "ci/version.mjs unpublished did not see the published versions"
+fi
+[[ "$(grep -c 'already has' "$work/unpublished.txt")" -eq 4 ]] || fail "unpublished: $(cat "$work/unpublished.txt")"
+RELEASE_TAGS="${TAGS[*]}" bash ci/release-assets.sh "$packages" >/dev/null || fail "ci/release-assets.sh failed"
+(cd "$packages" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not check"
+DRY_RUN=1 TAG="v$(node ci/version.mjs)" bash ci/github-release.sh draft "$packages" >"$work/release.txt"
+for file in SHA256SUMS antigravity-acp-dsh.linux-x64-gnu.spdx.json antigravity-acp-dsh.win32-x64-gnu.node; do
+  grep -q "$file" "$work/release.txt" || fail "the draft release would not carry $file: $(cat "$work/release.txt")"
+done
+ok "version.mjs unpublished refuses the 4 published; $(wc -l <"$packages/SHA256SUMS") assets summed and checked; the draft release carries them"
+
 # A fresh host folder whose .npmrc names the registry only.
 host() {
   local dir="$work/hosts/$1"

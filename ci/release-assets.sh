@@ -10,13 +10,15 @@
 # and the main package's tarball (antigravity-acp-dsh-<version>.tgz), all at the version
 # `node ci/version.mjs` prints. It writes DIR/SHA256SUMS (every other file, sorted by name;
 # `sha256sum -c` reads it) and DIR/notes.md (the version's CHANGELOG section). Exits 1
-# naming whatever is missing or at another version.
+# naming whatever is missing or at another version. RELEASE_TAGS="TAG ..." expects only those
+# platforms (the release rehearsal's Linux builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir="${1:?usage: ci/release-assets.sh DIR}"
 version="$(node ci/version.mjs)"
-tags="$(node --input-type=module -e "import { PLATFORMS } from './dsh-plugin/lib/binding-platform.js'; console.log(PLATFORMS.join(' '))")"
+# RELEASE_TAGS narrows the platforms expected (the rehearsal packs only those Linux builds).
+tags="${RELEASE_TAGS:-$(node --input-type=module -e "import { PLATFORMS } from './dsh-plugin/lib/binding-platform.js'; console.log(PLATFORMS.join(' '))")}"
 missing=()
 [[ -f "$dir/antigravity-acp-dsh-$version.tgz" ]] || missing+=("antigravity-acp-dsh-$version.tgz")
 for tag in $tags; do

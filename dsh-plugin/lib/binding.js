@@ -141,7 +141,8 @@ export function loadAddon({ platform, arch, report, require, exists = existsSync
   if (local !== undefined && exists(local)) return { addon: require(local), path: local, source: 'local' };
   throw new LlmError(
     `antigravity-acp-dsh found no addon for ${choice.platform}: the package ${choice.packageName} is not installed ` +
-      `(an optional dependency: install without omitting optional dependencies)` +
+      `(an optional dependency: install without omitting optional dependencies, and with the Node DSH runs on, ` +
+      `^22.19 || >=24: npm on an older Node skips the package without an error)` +
       (local === undefined ? '' : ` and there is no local build at ${local} (\`npm run build\` in a checkout)`),
     PLATFORM_UNSUPPORTED,
   );

@@ -57,6 +57,10 @@ test('a platform package exists for every target the loader knows, and says whic
   const main = readJson(join(root, 'dsh-plugin', 'package.json'));
   assert.equal(main.license, 'Apache-2.0');
   assert.equal(main.napi, undefined, 'no napi block: nothing reads it');
+  // npm skips a platform package whose engines the installing Node misses: the loader's
+  // error says which Node, in the engines' own words.
+  const loader = readFileSync(join(root, 'dsh-plugin', 'lib', 'binding.js'), 'utf8');
+  assert.ok(loader.includes(main.engines.node), `binding.js names the engines ${main.engines.node}`);
 });
 
 test('the licence is the Apache-2.0 text, and the crates declare it', () => {
