@@ -148,7 +148,7 @@ if node ci/version.mjs unpublished --registry "$registry" >"$work/unpublished.tx
   fail "ci/version.mjs unpublished did not see the published versions"
 fi
 [[ "$(grep -c 'already has' "$work/unpublished.txt")" -eq 4 ]] || fail "unpublished: $(cat "$work/unpublished.txt")"
-RELEASE_TAGS="${TAGS[*]}" bash ci/release-assets.sh "$packages" >/dev/null || fail "ci/release-assets.sh failed"
+RELEASE_TAGS="${TAGS[*]}" NOTES_SECTION=Unreleased bash ci/release-assets.sh "$packages" >/dev/null || fail "ci/release-assets.sh failed"
 (cd "$packages" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not check"
 DRY_RUN=1 TAG="v$(node ci/version.mjs)" bash ci/github-release.sh draft "$packages" >"$work/release.txt"
 for file in SHA256SUMS antigravity-acp-dsh.linux-x64-gnu.spdx.json antigravity-acp-dsh.win32-x64-gnu.node; do

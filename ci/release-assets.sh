@@ -11,7 +11,8 @@
 # `node ci/version.mjs` prints. It writes DIR/SHA256SUMS (every other file, sorted by name;
 # `sha256sum -c` reads it) and DIR/notes.md (the version's CHANGELOG section). Exits 1
 # naming whatever is missing or at another version. RELEASE_TAGS="TAG ..." expects only those
-# platforms (the release rehearsal's Linux builds).
+# platforms, and NOTES_SECTION names another changelog section for the notes (the release
+# rehearsal: its Linux builds, and "Unreleased").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +31,7 @@ if ((${#missing[@]} > 0)); then
   printf 'release assets: %s is missing from %s\n' "${missing[@]}" "$dir" >&2
   exit 1
 fi
-node ci/version.mjs notes "$version" >"$dir/notes.md"
+node ci/version.mjs notes "${NOTES_SECTION:-$version}" >"$dir/notes.md"
 (
   cd "$dir"
   rm -f SHA256SUMS
