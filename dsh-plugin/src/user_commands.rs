@@ -158,16 +158,7 @@ impl LoginHandle {
     /// The next event as JSON in the envelope, or `null` once the login has ended.
     #[napi]
     pub async fn next_event(&self) -> napi::Result<String> {
-        let events = self.events.clone();
-        envelope(async move {
-            Ok(events
-                .lock()
-                .await
-                .recv()
-                .await
-                .unwrap_or_else(|| "null".to_owned()))
-        })
-        .await
+        next_event(self.events.clone()).await
     }
 
     /// Abandons the sign-in: the login stops waiting, disposes of its server, and its
@@ -256,15 +247,20 @@ impl DoctorHandle {
     /// The next event as JSON in the envelope, or `null` once the doctor has ended.
     #[napi]
     pub async fn next_event(&self) -> napi::Result<String> {
-        let events = self.events.clone();
-        envelope(async move {
-            Ok(events
-                .lock()
-                .await
-                .recv()
-                .await
-                .unwrap_or_else(|| "null".to_owned()))
-        })
-        .await
+        next_event(self.events.clone()).await
     }
+}
+
+/// The next event a command's channel holds, as JSON in the envelope, or `null` once the
+/// command has ended and its channel closed (a login's and a doctor's `nextEvent()`).
+async fn next_event(events: Arc<Mutex<mpsc::Receiver<String>>>) -> napi::Result<String> {
+    envelope(async move {
+        Ok(events
+            .lock()
+            .await
+            .recv()
+            .await
+            .unwrap_or_else(|| "null".to_owned()))
+    })
+    .await
 }
