@@ -36,17 +36,41 @@ export function expectedSkips(file = join(pkg, 'test', 'expected-skips.txt')) {
  * Reads a TAP report.
  * @param {string} text - what `--test-reporter=tap` wrote.
  * @param {Map<string, string>} expected - `expectedSkips()`.
- * @returns {{passed: number, failed: number, skipped: number, unexpected: string[]}} the
- *   summary's counts (cancelled tests count as failed) and each skip the list does not
- *   expect, as `name (reason)`.
+ * @returns {{passed: number, failed: number, skipped: number, unexpected: string[],
+ *   skippedNames: string[], passedNames: string[]}} the summary's counts (cancelled tests
+ *   count as failed), each skip the list does not expect, as `name (reason)`, and the names
+ *   of the tests that skipped and that passed.
  */
 export function readTap(text, expected) {
   const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
   const unexpected = [];
+  const skippedNames = [];
   for (const [, name, reason = ''] of text.matchAll(/^\s*ok \d+ - (.*?) # SKIP ?(.*)$/gm)) {
+    skippedNames.push(name);
     if (expected.get(name) !== reason.trim()) unexpected.push(`${name} (${reason.trim() || 'no reason'})`);
   }
-  return { passed: count('pass'), failed: count('fail') + count('cancelled'), skipped: count('skipped'), unexpected };
+  const passedNames = [...text.matchAll(/^\s*ok \d+ - (.*)$/gm)]
+    .map(([, name]) => name)
+    .filter((name) => !name.includes(' # SKIP'));
+  return {
+    passed: count('pass'),
+    failed: count('fail') + count('cancelled'),
+    skipped: count('skipped'),
+    unexpected,
+    skippedNames,
+    passedNames,
+  };
+}
+
+/**
+ * The listed tests that skipped in every run that met them: a skip the list allows must
+ * still run somewhere (on another Node or another dsh-llm), or its proof never runs.
+ * @param {Array<{skippedNames: string[], passedNames: string[]}>} runs - `readTap` of each run.
+ * @returns {string[]} their names.
+ */
+export function neverRan(runs) {
+  const passed = new Set(runs.flatMap((run) => run.passedNames));
+  return [...new Set(runs.flatMap((run) => run.skippedNames))].filter((name) => !passed.has(name));
 }
 
 /**

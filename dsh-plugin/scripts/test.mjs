@@ -9,7 +9,8 @@
  * every pair under `DSH_MATRIX=full` (the nightly's `dsh-matrix`); the machine's
  * own Node (20 here) only runs npm. Fails if any run fails, or a host folder is not installed,
  * or (under CI, `CI=true`) if a test skipped that `test/expected-skips.txt` does not list
- * with that reason (`scripts/tap-verdict.mjs`); the summary counts skips. Extra arguments
+ * with that reason, or a listed test skipped in every run (`scripts/tap-verdict.mjs`); the
+ * summary counts skips. Extra arguments
  * go to `node --test` (e.g. a test file).
  * @module scripts/test
  */
@@ -18,7 +19,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expectedSkips, fails, readTap, underCi } from './tap-verdict.mjs';
+import { expectedSkips, fails, neverRan, readTap, underCi } from './tap-verdict.mjs';
 import { HOST_VARIABLE, LLM_VARIABLE } from '../support/dsh-host.mjs';
 import { SUPPORTED_HOSTS, pairs } from '../support/dsh-versions.mjs';
 
@@ -95,6 +96,11 @@ console.log('');
 for (const { version, passed, failed: broken, skipped, unexpected } of summary) {
   console.log(`node-${version}: ${passed} passed, ${broken} failed, ${skipped} skipped`);
   for (const skip of unexpected) console.log(`  unexpected skip${ci ? ' (fails under CI)' : ''}: ${skip}`);
+}
+// A skip the list allows must still run in one of the runs (another Node, another dsh-llm).
+for (const name of neverRan(summary)) {
+  console.log(`  skipped in every run${ci ? ' (fails under CI)' : ''}: ${name}`);
+  if (ci) failed = true;
 }
 const total = (key) => summary.reduce((sum, run) => sum + run[key], 0);
 console.log(`node-tests: ${total('passed')} passed, ${total('failed')} failed, ${total('skipped')} skipped`);
