@@ -2,6 +2,7 @@
 # Every platform DSH runs on, from this one Linux x64 machine (README "Platforms").
 #
 #   bash ci/cross.sh install        # rustup targets, Debian's cross compilers, Wine, qemu, zig
+#                                   # (apt through sudo when not root; zig in a virtualenv)
 #   bash ci/cross.sh ci             # what .ci/run runs: clippy for windows and macOS arm64,
 #                                   # the scenario suite as Windows processes under Wine, and
 #                                   # the plugin's Node tests on a Windows Node under Wine
@@ -51,14 +52,27 @@ install() {
   done
   if ((${#missing[@]} > 0)); then
     log "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    # root here; a hosted runner's user through sudo.
+    local sudo=()
+    [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
-  if ! command -v cargo-zigbuild >/dev/null || ! python3 -m ziglang version >/dev/null 2>&1; then
-    log "installing zig and cargo-zigbuild (PyPI)"
-    python3 -m pip install -q ziglang cargo-zigbuild
-  fi
+  zig_tools
   stub_libnode
+}
+
+# zig and cargo-zigbuild from PyPI, pinned, in a virtualenv of their own (a system Python may
+# refuse packages: PEP 668), put first on PATH; `python3` there is the one `-m ziglang` needs.
+ZIG_TOOLS=(ziglang==0.17.1 cargo-zigbuild==0.24.1)
+zig_tools() {
+  local venv="$PWD/target/cross/venv"
+  if [[ ! -x "$venv/bin/cargo-zigbuild" ]] || ! "$venv/bin/python3" -m ziglang version >/dev/null 2>&1; then
+    log "installing ${ZIG_TOOLS[*]} (PyPI, into target/cross/venv)"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "${ZIG_TOOLS[@]}"
+  fi
+  case ":$PATH:" in *":$venv/bin:"*) ;; *) export PATH="$venv/bin:$PATH" ;; esac
 }
 
 # napi-build insists on a `libnode.dll` for windows-gnu. The addon is built with napi's

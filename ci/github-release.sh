@@ -5,7 +5,8 @@
 #   bash ci/github-release.sh draft DIR   # a draft release of $TAG (default: $GITHUB_REF_NAME)
 #                                         # with DIR's tarballs, addons, SBOMs and SHA256SUMS
 #                                         # (ci/release-assets.sh), its notes from DIR/notes.md
-#   bash ci/github-release.sh publish     # the draft made public, marked latest
+#   bash ci/github-release.sh publish     # the draft made public, marked latest (a prerelease
+#                                         # tag vX.Y.Z-rc.N: marked prerelease)
 #
 # Uses the GitHub CLI (`gh`, on every hosted runner) with GH_TOKEN. With DRY_RUN=1 it
 # prints the commands instead (the release rehearsal runs it so). A draft that exists
@@ -38,6 +39,13 @@ case "${1:-}" in
       run gh release create "$tag" --draft --verify-tag --title "$tag" --notes-file "$dir/notes.md" "${assets[@]}"
     fi
     ;;
-  publish) run gh release edit "$tag" --draft=false --latest ;;
+  publish)
+    # A prerelease (vX.Y.Z-rc.N) is marked so, and never becomes the latest release.
+    if [[ "$tag" == *-* ]]; then
+      run gh release edit "$tag" --draft=false --prerelease
+    else
+      run gh release edit "$tag" --draft=false --latest
+    fi
+    ;;
   *) sed -n '2,13p' "$0"; exit 2 ;;
 esac

@@ -10,6 +10,8 @@
 #                              # the same against an addon and fake built elsewhere
 #                              # (`ci/cross.sh test-kit`: Windows on arm64, whose
 #                              # gnullvm build links only through zig on Linux)
+#   bash ci/native.sh load ADDON
+#                              # a release addon loads and exports the plugin's classes
 #   bash ci/native.sh          # rust, then node
 #
 # Windows builds the addon's own ABI, x86_64-pc-windows-gnu (the GNU toolchain and its
@@ -30,14 +32,21 @@ esac
 
 # The GNU toolchain for Windows, and a MinGW gcc on PATH (the hosted image ships one under
 # C:\mingw64 or MSYS2; Chocolatey installs it otherwise).
+mingw_on_path() {
+  command -v gcc >/dev/null 2>&1 && return 0
+  local dir
+  for dir in /c/mingw64/bin /c/msys64/mingw64/bin /c/ProgramData/mingw64/mingw64/bin; do
+    [[ -x "$dir/gcc.exe" ]] && export PATH="$dir:$PATH" && return 0
+  done
+  return 1
+}
 windows_toolchain() {
   rustup target add x86_64-pc-windows-gnu >&2
-  if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
-    for dir in /c/mingw64/bin /c/msys64/mingw64/bin /c/ProgramData/mingw64/mingw64/bin; do
-      [[ -x "$dir/gcc.exe" ]] && export PATH="$dir:$PATH" && break
-    done
+  if ! mingw_on_path; then
+    log "installing MinGW-w64 (choco)"
+    choco install -y --no-progress mingw >&2
+    mingw_on_path || { log "no gcc after installing MinGW-w64"; return 1; }
   fi
-  command -v gcc >/dev/null 2>&1 || { log "installing MinGW-w64 (choco)"; choco install -y --no-progress mingw >&2; }
   export CARGO_BUILD_TARGET=x86_64-pc-windows-gnu
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C target-feature=+crt-static"
 }
@@ -67,10 +76,13 @@ node_tests() {
     fake=target/x86_64-pc-windows-gnu/debug/fake-antigravity.exe
     gaps=ci/platform-gaps/node-win32-x64.txt
   fi
+  # What only the Linux x64 leg can run (pack.test.mjs packs and installs the linux-x64
+  # package), listed with its reason.
+  [[ "$gaps" != /dev/null || ("$system" == linux && "$(uname -m)" == x86_64) ]] || gaps=ci/platform-gaps/node-native.txt
   log "npm ci (dsh-plugin)"
-  # The Node 22 and 24 builds the Linux tests run on are Linux-only devDependencies: npm
+  # The Node 22 and 24 builds the Linux tests run on are Linux x64 devDependencies: npm
   # refuses them elsewhere unless forced, and they are never run here (the job's own Node is).
-  if [[ "$system" == linux ]]; then
+  if [[ "$system" == linux && "$(uname -m)" == x86_64 ]]; then
     npm --prefix dsh-plugin ci --no-audit --no-fund
   else
     npm --prefix dsh-plugin ci --no-audit --no-fund --force
@@ -98,10 +110,31 @@ node_tests() {
   return "$status"
 }
 
+# A release addon loads on this machine's Node and exports the plugin's classes (release.yml
+# loads each one it is about to publish on a machine of its own platform).
+load_addon() {
+  local file
+  file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+  [[ "$system" != windows ]] || file="$(cygpath -w "$file")"
+  node -e "
+    const addon = require(process.argv[1]);
+    for (const name of ['Provider', 'runUserCommand', 'startDoctor', 'startLogin']) {
+      if (typeof addon[name] !== 'function') throw new Error('the addon exports no ' + name);
+    }
+    const hooks = Object.keys(addon).filter((name) => /^(test|bench)/.test(name));
+    if (hooks.length) throw new Error('the addon exports test hooks: ' + hooks.join(', '));
+    console.log('loaded ' + process.argv[1] + ' on node ' + process.version + ' ' + process.arch);" "$file"
+}
+
+# Sourced (`source ci/native.sh`, as ci/package.sh does on Windows), it only defines its
+# functions.
+[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0
+
 case "${1:-all}" in
   rust) rust_tests ;;
   node) node_tests ;;
   node-prebuilt) node_tests "${2:?usage: ci/native.sh node-prebuilt DIR}" ;;
+  load) load_addon "${2:?usage: ci/native.sh load ADDON}" ;;
   all) rust_tests && node_tests ;;
-  *) sed -n '2,18p' "$0"; exit 2 ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
 esac

@@ -12,14 +12,17 @@
  * ship (their LICENSE*, LICENCE*, COPYING*, NOTICE* files, each distinct text once,
  * naming the crates it came from). A crate that ships no licence file is listed by its
  * SPDX expression with its repository. The SBOM is SPDX 2.3 JSON: the addon, and each crate
- * with its version, licence, crates.io purl and checksum (Cargo.lock's). Exits 1 when a
- * crate of the graph has no licence in cargo-deny's list.
+ * with its version, licence, crates.io purl and checksum (Cargo.lock's). The crates are
+ * those both tools name: cargo-deny's list (the addon's own graph, with the features its
+ * build takes) reached through normal dependencies in cargo metadata (whose features are the
+ * whole workspace's, so it alone would list crates the addon never compiles). Exits 1 when
+ * cargo-deny lists one of them with no licence, or lists none at all.
  * @module ci/notices
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADDON_CRATE = 'antigravity-acp-dsh';
@@ -237,4 +240,4 @@ function main() {
   );
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

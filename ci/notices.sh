@@ -6,7 +6,7 @@
 #
 #   bash ci/notices.sh TRIPLE NOTICES_OUT [SBOM_OUT]
 #
-# Installs cargo-deny when missing (ci/tools.sh). Reads only Cargo.lock and the crates'
+# Installs cargo-deny when missing (ci/tools.sh cargo-deny). Reads only Cargo.lock and the crates'
 # sources cargo already fetched (`cargo fetch --locked` first, for a fresh machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,8 @@ triple="${1:?usage: ci/notices.sh TRIPLE NOTICES_OUT [SBOM_OUT]}"
 notices="${2:?usage: ci/notices.sh TRIPLE NOTICES_OUT [SBOM_OUT]}"
 sbom="${3:-}"
 deny=target/tools/bin/cargo-deny
-[[ -x "$deny" ]] || bash ci/tools.sh >&2
+[[ -x "$deny" || -x "$deny.exe" ]] || bash ci/tools.sh cargo-deny >&2
+[[ ! -x "$deny.exe" ]] || deny="$deny.exe"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cargo fetch --locked --quiet --target "$triple"

@@ -29,10 +29,12 @@
 # unknown tag), refused before anything is built.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-root="$PWD"
 
 log() { printf '== %s\n' "$*" >&2; }
-die() { printf 'ci/package.sh: %s\n' "$*" >&2; exit "${2:-1}"; }
+die() { printf 'ci/package.sh: %s\n' "$1" >&2; exit "${2:-1}"; }
+# Associative arrays and empty arrays under `set -u` need bash 4.4 (macOS's /bin/bash is 3.2:
+# the hosted macOS runners put Homebrew's bash first in PATH).
+((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || die "needs bash 4.4 or later, not $BASH_VERSION" 64
 usage() { sed -n '2,30p' "$0" >&2; exit 64; }
 
 profile=release
@@ -53,7 +55,7 @@ done
 # The triple of each platform tag, from the loader's own table.
 triple_of() {
   node --input-type=module -e "
-    import { TARGETS } from '$root/dsh-plugin/lib/binding-platform.js';
+    import { TARGETS } from './dsh-plugin/lib/binding-platform.js';
     const t = TARGETS[process.argv[1]];
     if (!t) process.exit(1);
     console.log(t.triple);" "$1"
@@ -117,7 +119,22 @@ package_platform() {
   local build=(node dsh-plugin/scripts/build.mjs "--$profile" --no-test-hooks --out "$stage/$addon")
   case "$triple" in
     "$host_triple") ;; # the host's own build: cargo's host outputs (target/debug), shared with the tests'
-    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-pc-windows-gnullvm)
+    x86_64-pc-windows-gnu)
+      if [[ "$host_os" == MINGW* || "$host_os" == MSYS* ]]; then
+        # On Windows the GNU build is native: the GNU target and a MinGW gcc (ci/native.sh).
+        # shellcheck source=ci/native.sh disable=SC1091
+        source ci/native.sh
+        windows_toolchain
+      elif ((cross_ready == 0)); then
+        # shellcheck source=ci/cross.sh disable=SC1091
+        source ci/cross.sh
+        install >&2
+        cross_env
+        cross_ready=1
+      fi
+      build+=(--target "$triple")
+      ;;
+    aarch64-unknown-linux-gnu | aarch64-pc-windows-gnullvm)
       if ((cross_ready == 0)); then
         # shellcheck source=ci/cross.sh disable=SC1091
         source ci/cross.sh

@@ -12,7 +12,8 @@
 # stops it, naming what was published and what was not.
 #
 # --provenance passes npm's --provenance (the hosted workflow's OIDC trusted publishing).
-# --tag DIST_TAG passes npm's --tag (default: npm's, `latest`).
+# --tag DIST_TAG passes npm's --tag (default: npm's, `latest`; `next` for a prerelease
+# version, which npm refuses under `latest`).
 # Credentials are the caller's npm configuration (a trusted-publishing OIDC exchange, or an
 # `npm_config_//host/:_authToken` / NODE_AUTH_TOKEN-backed .npmrc the caller provides): this
 # script writes no token anywhere.
@@ -23,7 +24,8 @@
 # two main packages, an unknown option).
 set -euo pipefail
 
-die() { printf 'ci/publish.sh: %s\n' "$*" >&2; exit "${2:-1}"; }
+die() { printf 'ci/publish.sh: %s\n' "$1" >&2; exit "${2:-1}"; }
+((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || die "needs bash 4.4 or later, not $BASH_VERSION" 64
 usage() { sed -n '2,25p' "$0" >&2; exit 64; }
 
 registry=""
@@ -88,6 +90,12 @@ for tarball in "${order[@]}"; do
 done
 if ((${#existing[@]} > 0)); then
   die "already on $registry: ${existing[*]}; nothing was published (a version is published once: bump the version)"
+fi
+
+# npm refuses to publish a prerelease (X.Y.Z-rc.N) under its default tag, `latest`: a
+# prerelease goes out as `next` unless --tag says otherwise, so `npm install` keeps the release.
+if ((${#dist_tag[@]} == 0)) && [[ "${ids[${order[0]}]#*@}" == *-* ]]; then
+  dist_tag=(--tag next)
 fi
 
 done_ids=()

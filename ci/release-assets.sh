@@ -28,7 +28,7 @@ for tag in $tags; do
   done
 done
 if ((${#missing[@]} > 0)); then
-  printf 'release assets: %s is missing from %s\n' "${missing[@]}" "$dir" >&2
+  for file in "${missing[@]}"; do printf 'release assets: %s is missing from %s\n' "$file" "$dir" >&2; done
   exit 1
 fi
 node ci/version.mjs notes "${NOTES_SECTION:-$version}" >"$dir/notes.md"
