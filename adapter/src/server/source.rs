@@ -38,7 +38,9 @@ pub(crate) struct LaunchLine {
 #[derive(Debug)]
 enum Launch {
     Command(crate::config::ServerCommand),
-    Installed(Installer),
+    /// Boxed: the installer's options (its free-space probe among them) make it far larger
+    /// than the other variants.
+    Installed(Box<Installer>),
     /// The installer could not even be set up (no cache dir, unknown platform).
     Unusable {
         reason: &'static str,
@@ -62,7 +64,7 @@ impl ServerLauncher {
         let launch = match &config.server {
             ServerSource::Command(command) => Launch::Command(command.clone()),
             ServerSource::Installed(options) => match Installer::new(options.clone()) {
-                Ok(installer) => Launch::Installed(installer),
+                Ok(installer) => Launch::Installed(Box::new(installer)),
                 Err(error) => Launch::Unusable {
                     reason: error.reason(),
                     message: error.to_string(),
