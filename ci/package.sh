@@ -107,7 +107,17 @@ pack() {
   echo "$tarball"
 }
 
+# The cross toolchains (ci/cross.sh: Debian's cross compilers, MinGW, zig), set up once.
 cross_ready=0
+cross_setup() {
+  ((cross_ready == 0)) || return 0
+  # shellcheck source=ci/cross.sh disable=SC1091
+  source ci/cross.sh
+  install >&2
+  cross_env
+  cross_ready=1
+}
+
 package_platform() {
   local tag="$1" triple="${triples[$1]}" stage addon manifest
   stage="$stage_root/$tag"
@@ -125,23 +135,13 @@ package_platform() {
         # shellcheck source=ci/native.sh disable=SC1091
         source ci/native.sh
         windows_toolchain
-      elif ((cross_ready == 0)); then
-        # shellcheck source=ci/cross.sh disable=SC1091
-        source ci/cross.sh
-        install >&2
-        cross_env
-        cross_ready=1
+      else
+        cross_setup
       fi
       build+=(--target "$triple")
       ;;
     aarch64-unknown-linux-gnu | aarch64-pc-windows-gnullvm)
-      if ((cross_ready == 0)); then
-        # shellcheck source=ci/cross.sh disable=SC1091
-        source ci/cross.sh
-        install >&2
-        cross_env
-        cross_ready=1
-      fi
+      cross_setup
       build+=(--target "$triple")
       # Windows on arm64 links against a stub node.lib of its own (zig's lld).
       [[ "$triple" != aarch64-pc-windows-gnullvm ]] || build=(env "LIBNODE_PATH=$(stub_libnode_arm64)" "${build[@]}")
