@@ -28,7 +28,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // The checkout (a test points VERSION_ROOT at a copy of the files it edits).
@@ -48,8 +48,8 @@ const WORKSPACE_VERSION = /(\[workspace\.package\][^[]*?\nversion = ")([^"]+)(")
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 /** @param {string} file @param {unknown} value */
 const writeJson = (file, value) => writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
-/** @param {string} file */
-const shown = (file) => relative(root, file);
+/** A file as the messages name it: from the checkout, with `/` on every system. @param {string} file */
+const shown = (file) => relative(root, file).split(sep).join('/');
 
 /** The one source: `[workspace.package] version` in the workspace's Cargo.toml. */
 export function sourceVersion() {
