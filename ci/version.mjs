@@ -91,8 +91,9 @@ export function copies(version) {
   const engines = JSON.stringify(main.engines ?? null);
   /** @type {Array<[string, string, string]>} */
   const found = [[`${shown(MAIN)} version`, main.version, version]];
-  const platforms = platformManifests().map(readJson);
-  for (const [i, manifest] of platformManifests().entries()) {
+  const manifests = platformManifests();
+  const platforms = manifests.map(readJson);
+  for (const [i, manifest] of manifests.entries()) {
     const pkg = platforms[i];
     found.push([`${shown(manifest)} version`, pkg.version, version]);
     found.push([`${shown(manifest)} engines`, JSON.stringify(pkg.engines ?? null), engines]);
