@@ -550,6 +550,7 @@ async fn execute(
         },
         None => Vec::new(),
     };
+    failures.extend(judge::conversations::vanished_while_running(&journal));
     let mut processes: Vec<ProcessFacts> = wire::extract(&journal);
     let client_side = matches!(
         options.server,

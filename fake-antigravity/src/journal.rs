@@ -144,6 +144,19 @@ pub enum JournalEntry {
         /// slash command in a prompt).
         by: String,
     },
+    /// A session file the fake held open (`session_new.hold_conversation_files`, as
+    /// 1.3.0's SQLite does) whose path no longer names it: it was removed or replaced
+    /// while the process ran (B08 forbids it). Journaled once per file, when the fake next
+    /// looks.
+    ConversationFileVanished {
+        /// The session the file belongs to.
+        session_id: String,
+        /// The file, relative to `$GEMINI_HOME` with `/` separators
+        /// (`antigravity-acp/conversations/<id>.db`).
+        file: String,
+        /// When the fake noticed: `session/new`, `session/prompt` or `exit`.
+        noticed_at: String,
+    },
     /// A prompt that no scripted turn matches.
     UnmatchedPrompt {
         /// The prompt's text.

@@ -34,6 +34,8 @@ use crate::process::stdio_pipes::{stdin_reader, stdout_writer};
 use crate::process::stop_signals::{StopSignal, StopSignals};
 use crate::script::Script;
 use crate::script::file::load_script;
+use crate::state::fake_agent::vanished_entries;
+use crate::state::held_files::HeldConversationFiles;
 
 /// The environment variables the journal's `Started` entry records when set.
 pub const RECORDED_ENV: &[&str] = &[
@@ -120,8 +122,17 @@ where
             return ExitCode::FAILURE;
         }
     };
-    let (code, reason) = runtime.block_on(run(&options, script, journal.clone()));
+    let held_files = Arc::new(HeldConversationFiles::default());
+    // Held files are named relative to the home they were written in (only a set
+    // `$GEMINI_HOME` is written into).
+    let (home, writes_home) = resolve_gemini_home();
+    let home = writes_home.then_some(home);
+    let (code, reason) =
+        runtime.block_on(run(&options, script, journal.clone(), held_files.clone()));
     if let Some(journal) = &journal {
+        for entry in vanished_entries(&held_files, home.as_deref(), "exit") {
+            journal.record(&entry);
+        }
         journal.record(&JournalEntry::Exited { reason });
     }
     // A fallback stdin reader may sit in a blocking read: do not wait for it.
@@ -161,6 +172,7 @@ async fn run(
     options: &CliOptions,
     script: Script,
     journal: Option<Arc<JournalWriter>>,
+    held_files: Arc<HeldConversationFiles>,
 ) -> (ExitCode, String) {
     let log = Glog::new(options.debug);
     let (gemini_home, from_env) = resolve_gemini_home();
@@ -210,6 +222,7 @@ async fn run(
         writes_home: from_env,
         journal,
         log,
+        held_files,
     };
     let served = serve(
         serve_options,

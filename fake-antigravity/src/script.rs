@@ -136,6 +136,15 @@ pub struct SessionNewScript {
     /// session goes on. Default true; `false` writes nothing.
     #[serde(default = "yes")]
     pub conversation_files: bool,
+    /// Hold each new session's `conversations/<id>.db`, `.db-wal` and `.db-shm` open until
+    /// the process exits, as 1.3.0's SQLite does (B08), and journal
+    /// `conversation_file_vanished` for every one whose path no longer names the held file
+    /// (removed, or replaced) when the fake next looks: at each `session/new`, at each
+    /// `session/prompt`, and as it exits. The runner fails a run with such an entry: the
+    /// files of a live server were pulled from under it. Only with `conversation_files`.
+    /// Default true; `false` holds nothing.
+    #[serde(default = "yes")]
+    pub hold_conversation_files: bool,
 }
 
 impl Default for SessionNewScript {
@@ -144,6 +153,7 @@ impl Default for SessionNewScript {
             error_code: None,
             late_permission: None,
             conversation_files: true,
+            hold_conversation_files: true,
         }
     }
 }

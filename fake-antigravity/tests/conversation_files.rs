@@ -3,15 +3,17 @@
 //! `brain/<id>/` under `$GEMINI_HOME/antigravity-acp/` before it is answered, and every
 //! prompt appends its text to `<id>.db-wal`; nothing is written without `GEMINI_HOME`,
 //! with `session_new.conversation_files: false`, or for a refused `session/new`; a
-//! home it cannot write into leaves the sessions working.
+//! home it cannot write into leaves the sessions working. The SQLite files are held open
+//! while the fake runs, and one pulled from under it is journaled at the next look.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
+use fake_antigravity::JournalEntry;
 use serde_json::{Value, json};
-use support::{FakeSession, script_args, start_fake, write_script};
+use support::{FakeSession, first_journal, script_args, start_fake, write_script};
 
 const SUFFIXES: [&str; 4] = [".db", ".db-wal", ".db-shm", ".meta"];
 
@@ -198,4 +200,76 @@ async fn an_unwritable_home_is_logged_and_sessions_go_on() {
     .await;
     assert_eq!(echo, "still answered");
     assert!(fake.close().await.success());
+}
+
+/// The `conversation_file_vanished` entries of the first fake's journal, as
+/// `(file, noticed_at)`.
+fn vanished(dir: &Path) -> Vec<(String, String)> {
+    first_journal(&dir.join("journal"))
+        .into_iter()
+        .filter_map(|entry| match entry {
+            JournalEntry::ConversationFileVanished {
+                file, noticed_at, ..
+            } => Some((file, noticed_at)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_held_file_pulled_from_under_the_live_fake_is_journaled_at_its_next_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("gemini-home");
+    let home_text = home.display().to_string();
+    let mut fake = start(dir.path(), "", &[("GEMINI_HOME", &home_text)]).await;
+    let first = open_in(&mut fake, "/work/project").await;
+    prompt(&mut fake, &first, json!([{"type": "text", "text": "hi"}])).await;
+    let second = open_in(&mut fake, "/work/project").await;
+    assert_eq!(vanished(dir.path()), [], "nothing vanished yet");
+
+    std::fs::remove_file(conversation(&home, &first, ".db-wal")).unwrap();
+    prompt(&mut fake, &second, json!([{"type": "text", "text": "hi"}])).await;
+    let wal = format!("antigravity-acp/conversations/{first}.db-wal");
+    assert_eq!(
+        vanished(dir.path()),
+        [(wal.clone(), "session/prompt".to_owned())]
+    );
+
+    // Removed as the process is being stopped: noticed as it exits.
+    std::fs::remove_file(conversation(&home, &second, ".db")).unwrap();
+    assert!(fake.close().await.success());
+    let db = format!("antigravity-acp/conversations/{second}.db");
+    assert_eq!(
+        vanished(dir.path()),
+        [(wal, "session/prompt".to_owned()), (db, "exit".to_owned())]
+    );
+}
+
+#[tokio::test]
+async fn files_removed_after_the_fake_exited_or_never_held_are_not_journaled() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("gemini-home");
+    let home_text = home.display().to_string();
+    let script = "session_new: { hold_conversation_files: false }\n";
+    let mut fake = start(dir.path(), script, &[("GEMINI_HOME", &home_text)]).await;
+    let id = open_in(&mut fake, "/tmp").await;
+    std::fs::remove_file(conversation(&home, &id, ".db")).unwrap();
+    prompt(&mut fake, &id, json!([{"type": "text", "text": "hi"}])).await;
+    assert!(fake.close().await.success());
+    assert_eq!(vanished(dir.path()), [], "not held: not watched");
+
+    let held = tempfile::tempdir().unwrap();
+    let home = held.path().join("gemini-home");
+    let home_text = home.display().to_string();
+    let mut fake = start(held.path(), "", &[("GEMINI_HOME", &home_text)]).await;
+    let id = open_in(&mut fake, "/tmp").await;
+    assert!(fake.close().await.success());
+    for suffix in SUFFIXES {
+        std::fs::remove_file(conversation(&home, &id, suffix)).unwrap();
+    }
+    assert_eq!(
+        vanished(held.path()),
+        [],
+        "removed once the process was gone"
+    );
 }

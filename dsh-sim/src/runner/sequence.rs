@@ -77,6 +77,9 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
                 sanitize(by)
             )
         }
+        JournalEntry::ConversationFileVanished { file, .. } => {
+            format!("Note over {server}: B08 FILE VANISHED {}", sanitize(file))
+        }
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

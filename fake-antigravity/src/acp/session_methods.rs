@@ -108,16 +108,32 @@ pub fn new_session(agent: &FakeAgent, params: &Value) -> Result<Opened, Error> {
     })
 }
 
-/// Writes a new session's conversation files, when they are kept; a failure (a read-only
-/// home, as a confined server's may be) is logged and the session opens all the same.
+/// Writes a new session's conversation files, when they are kept, and holds its SQLite
+/// files open (`session_new.hold_conversation_files`), first looking whether a held file
+/// vanished; a failure (a read-only home, as a confined server's may be) is logged and the
+/// session opens all the same.
 fn write_conversation_files(agent: &FakeAgent, session_id: &str, cwd: &str) {
     let Some(files) = agent.conversation_files() else {
         return;
     };
+    agent.look_at_held_files("session/new");
     if let Err(error) = files.create(session_id, cwd) {
         agent.log.warning(
             "conversation_store.py:88",
             &format!("could not write the conversation files of session {session_id}: {error}"),
+        );
+        return;
+    }
+    if !agent.script.session_new.hold_conversation_files {
+        return;
+    }
+    if let Err(error) = agent
+        .held_files
+        .hold(session_id, &files.sqlite_files(session_id))
+    {
+        agent.log.warning(
+            "conversation_store.py:90",
+            &format!("could not open the conversation of session {session_id}: {error}"),
         );
     }
 }

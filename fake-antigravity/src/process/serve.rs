@@ -17,6 +17,7 @@ use crate::process::stdout_lines::{LineInjector, StdoutLines};
 use crate::process::version_override::VersionOverride;
 use crate::script::Script;
 use crate::state::fake_agent::FakeAgent;
+use crate::state::held_files::HeldConversationFiles;
 
 /// What one served connection does.
 #[derive(Debug, Clone)]
@@ -33,6 +34,9 @@ pub struct ServeOptions {
     pub journal: Option<Arc<JournalWriter>>,
     /// stderr diagnostics.
     pub log: Glog,
+    /// The session files held open while the fake runs; the caller keeps a clone to look
+    /// at them once more as the process exits.
+    pub held_files: Arc<HeldConversationFiles>,
 }
 
 impl ServeOptions {
@@ -46,6 +50,7 @@ impl ServeOptions {
             writes_home,
             journal: None,
             log: Glog::default(),
+            held_files: Arc::default(),
         }
     }
 }
@@ -98,6 +103,7 @@ where
         options.log,
     );
     agent.stdout_lines = stdout_lines;
+    agent.held_files = options.held_files;
     if options.writes_home {
         agent.writable_home = Some(agent.gemini_home.clone());
     }

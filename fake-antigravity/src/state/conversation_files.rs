@@ -38,6 +38,14 @@ impl ConversationFiles {
             .join(format!("{session_id}{suffix}"))
     }
 
+    /// The files SQLite holds open while the server runs: `<id>.db`, `.db-wal`, `.db-shm`.
+    pub fn sqlite_files(&self, session_id: &str) -> Vec<PathBuf> {
+        [".db", ".db-wal", ".db-shm"]
+            .iter()
+            .map(|suffix| self.conversation_file(session_id, suffix))
+            .collect()
+    }
+
     /// `brain/<session_id>/`.
     pub fn brain_dir(&self, session_id: &str) -> PathBuf {
         self.state_dir.join("brain").join(session_id)

@@ -13,6 +13,7 @@ use crate::process::stdout_lines::StdoutLines;
 use crate::script::{AuthScript, Script};
 use crate::state::conversation_files::ConversationFiles;
 use crate::state::gemini_home::{HomeSignIn, home_sign_in};
+use crate::state::held_files::HeldConversationFiles;
 use crate::state::session_config::ModelCatalogue;
 use crate::state::sessions::SessionStore;
 use crate::state::stored_credentials::StoredCredentials;
@@ -38,6 +39,9 @@ pub struct FakeAgent {
     /// `settings.json`, the token's removal): `gemini_home` when it came from
     /// `$GEMINI_HOME`, else none, so the fake never writes into a real `~/.gemini`.
     pub writable_home: Option<PathBuf>,
+    /// The session files held open until the process exits (shared with the process,
+    /// which looks at them once more as it exits).
+    pub held_files: Arc<HeldConversationFiles>,
     signed_in: AtomicBool,
 }
 
@@ -71,6 +75,7 @@ impl FakeAgent {
             log,
             stdout_lines: StdoutLines::default(),
             writable_home: None,
+            held_files: Arc::default(),
             signed_in: AtomicBool::new(signed_in),
         }
     }
@@ -93,6 +98,15 @@ impl FakeAgent {
             .session_new
             .conversation_files
             .then(|| ConversationFiles::new(home))
+    }
+
+    /// Journals every held session file that vanished since the fake last looked
+    /// (`noticed_at`: what it was doing).
+    pub fn look_at_held_files(&self, noticed_at: &str) {
+        let home = self.writable_home.as_deref();
+        for entry in vanished_entries(&self.held_files, home, noticed_at) {
+            self.record(entry);
+        }
     }
 
     /// The sign-in files the fake updates: none without a writable home.
@@ -119,4 +133,30 @@ impl FakeAgent {
             message,
         });
     }
+}
+
+/// The journal entries for the files of `held` that vanished, named relative to `home`.
+pub fn vanished_entries(
+    held: &HeldConversationFiles,
+    home: Option<&std::path::Path>,
+    noticed_at: &str,
+) -> Vec<JournalEntry> {
+    held.vanished()
+        .into_iter()
+        .map(|gone| {
+            let relative = home
+                .and_then(|home| gone.path.strip_prefix(home).ok())
+                .unwrap_or(&gone.path);
+            let file = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            JournalEntry::ConversationFileVanished {
+                session_id: gone.session_id,
+                file,
+                noticed_at: noticed_at.to_owned(),
+            }
+        })
+        .collect()
 }

@@ -148,11 +148,13 @@ async fn list_tools_afresh(agent: &FakeAgent, session_id: &str) {
 }
 
 /// Appends the prompt's text blocks to the session's conversation on disk, when it is
-/// kept; a failure is logged and the prompt goes on.
+/// kept, first looking whether a held file vanished; a failure is logged and the prompt
+/// goes on.
 fn grow_conversation(agent: &FakeAgent, session_id: &str, blocks: &[Value]) {
     let Some(files) = agent.conversation_files() else {
         return;
     };
+    agent.look_at_held_files("session/prompt");
     let texts: Vec<&str> = blocks
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))

@@ -17,6 +17,9 @@
 //!   byte for byte as they were. The credentials are judged only when the scenario has no
 //!   sign-in ([`signs_in`]): a server writes them when `authenticate` succeeds.
 //!
+//! [`vanished_while_running`] reads the fake's journal for a session file pulled from
+//! under its live process.
+//!
 //! The scratch root's own leftovers (a dead owner's ledger and scratch folder, any ledger
 //! of the scenario's processes) are the disposal leak check's (`leak.rs`), which is told
 //! what live owners keep there ([`ConversationWatch::kept_in_scratch_root`]).
@@ -24,6 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use fake_antigravity::journal::JournalEntry;
 use fake_antigravity::script::AuthScript;
 
 use crate::runner::leftovers::{self, PlantedOwner, session_paths, write_session};
@@ -89,6 +93,30 @@ pub fn watch(
 /// What live planted owners keep in the scratch root (none without a watch).
 pub fn kept_in_scratch_root(watch: Option<&ConversationWatch>) -> Vec<String> {
     watch.map_or_else(Vec::new, ConversationWatch::kept_in_scratch_root)
+}
+
+/// The B08 failures the fake's journal shows: a session file it held open, as SQLite
+/// does, whose path stopped naming it while the process ran (`conversation_file_vanished`,
+/// under `session_new.hold_conversation_files`): the adapter pulled a live server's files
+/// from under it.
+pub fn vanished_while_running(journal: &[Vec<JournalEntry>]) -> Vec<String> {
+    journal
+        .iter()
+        .enumerate()
+        .flat_map(|(process, entries)| {
+            entries.iter().filter_map(move |entry| match entry {
+                JournalEntry::ConversationFileVanished {
+                    session_id,
+                    file,
+                    noticed_at,
+                } => Some(format!(
+                    "B08: {file} (session {session_id}) vanished while server process \
+                     {process} still ran and held it open (noticed at {noticed_at})"
+                )),
+                _ => None,
+            })
+        })
+        .collect()
 }
 
 /// The B08 failures after disposal (none without a watch).

@@ -196,6 +196,8 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
                 let written = auth_type.as_deref().unwrap_or("none");
                 facts.settings_written.push(format!("{written} by {by}"));
             }
+            // Judged by `runner/judge/conversations.rs` (B08), whatever the scenario expects.
+            JournalEntry::ConversationFileVanished { .. } => {}
         }
     }
     facts
