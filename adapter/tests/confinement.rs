@@ -93,9 +93,16 @@ async fn probe(
         .collect())
 }
 
+/// Whether the test runs as root (whose server may read its parent's environment). With
+/// `ANTIGRAVITY_ACP_TEST_UNPRIVILEGED` set (`ci/unprivileged.sh`), running as root is a
+/// failure, so the check that root skips cannot be skipped unseen.
 fn running_as_root() -> Result<bool, Failure> {
     use std::os::unix::fs::MetadataExt;
-    Ok(std::fs::metadata("/proc/self")?.uid() == 0)
+    let root = std::fs::metadata("/proc/self")?.uid() == 0;
+    if root && std::env::var_os("ANTIGRAVITY_ACP_TEST_UNPRIVILEGED").is_some() {
+        return Err("ANTIGRAVITY_ACP_TEST_UNPRIVILEGED is set, but the test runs as root".into());
+    }
+    Ok(root)
 }
 
 fn outcome<'a>(outcomes: &'a BTreeMap<String, String>, name: &str) -> &'a str {
