@@ -10,7 +10,8 @@
 #                                   # arm64 (zig), every Windows test under Wine, the qemu
 #                                   # leg, addons + imports
 #   bash ci/cross.sh check          # cargo clippy -D warnings (a check too), every target
-#   bash ci/cross.sh wine-test      # every Windows test and scenario, under Wine
+#   bash ci/cross.sh wine-test [PACKAGE[:lib|:TEST]…]   # every Windows test and scenario
+#                                   # (or only those), under Wine
 #   bash ci/cross.sh wine-scenarios # the scenario suite only, under Wine
 #   bash ci/cross.sh wine-node      # the DSH plugin's Node tests on a Windows Node, under Wine
 #   bash ci/cross.sh qemu-test      # the linux-arm64 build's unit tests, under qemu-user
@@ -197,7 +198,7 @@ wine_test() {
   cross_env
   wine_env
   log "the Windows build's tests, under Wine"
-  bash ci/platform-tests.sh "$WINDOWS"
+  bash ci/platform-tests.sh "$WINDOWS" "$@"
 }
 
 # The scenario suite only, as Windows processes under Wine (dsh-sim.exe drives the fake
@@ -343,7 +344,7 @@ case "${1:-}" in
   ci) ci_leg ;;
   nightly) nightly_leg ;;
   check) check ;;
-  wine-test) wine_test ;;
+  wine-test) shift; wine_test "$@" ;;
   wine-scenarios) wine_scenarios ;;
   wine-node) wine_node ;;
   qemu-test) qemu_test ;;

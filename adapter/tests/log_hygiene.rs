@@ -7,6 +7,9 @@
 //! At trace the ACP SDK logs whole JSON-RPC frames, prompts included: the adapter cannot
 //! filter another crate's events in the host's subscriber, so the README says not to run
 //! `agent_client_protocol` at trace in production. This test stops at debug.
+//!
+//! The leaky server is this test binary itself (`harness = false`), so the test runs on
+//! every system, Windows under Wine included.
 #![allow(
     clippy::disallowed_methods,
     clippy::disallowed_types,
@@ -22,6 +25,7 @@ use std::time::Duration;
 use antigravity_acp::contract::{GenerateOptions, LlmAdapter, Message, StreamChunk, ToolSchema};
 use antigravity_acp::{AdapterConfig, AntigravityProvider, ServerCommand};
 use futures::StreamExt;
+use libtest_mimic::{Arguments, Failed, Trial};
 use test_support::{TestResult, within};
 
 const SECRET: &str = "PLANTED-SECRET-7f3a9c";
@@ -52,34 +56,68 @@ impl Captured {
     }
 }
 
-/// A stand-in server in `sh`: it records every line it reads in `$LINES`, echoes each on
-/// stderr with the secret, opens a session, and fails the prompt with a remote error whose
-/// message carries the secret.
-fn leaky_server(lines: &Path) -> ServerCommand {
-    let script = r#"
-echo "starting; the secret is $SECRET" >&2
-while IFS= read -r line; do
-  printf '%s\n' "$line" >> "$LINES"
-  printf 'got %s (%s)\n' "$line" "$SECRET" >&2
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p')
-  case "$line" in
-    *'"method":"initialize"'*)
-      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":true,"embeddedContext":true},"mcpCapabilities":{"http":true,"sse":true}},"authMethods":[]}}\n' "$id";;
-    *'"method":"session/new"'*)
-      printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s1"}}\n' "$id";;
-    *'"method":"session/prompt"'*)
-      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom: %s","data":"%s"}}\n' "$id" "$SECRET" "$SECRET";;
-  esac
-done
-"#;
-    ServerCommand {
-        program: "sh".into(),
-        args: vec!["-c".into(), script.into()],
+/// The environment variable that makes this test binary the leaky stand-in server
+/// ([`leaky_server_main`]) instead of running the test.
+const STAND_IN: &str = "LOG_HYGIENE_LEAKY_SERVER";
+
+/// The stand-in server: this test binary again, with [`STAND_IN`] set. It records every
+/// line it reads in `$LINES`, echoes each on stderr with the secret, opens a session, and
+/// fails the prompt with a remote error whose message carries the secret. A program of
+/// its own (not a shell script) so that the test runs on Windows too.
+fn leaky_server(lines: &Path) -> Result<ServerCommand, test_support::Failure> {
+    let program = std::env::current_exe()?;
+    Ok(ServerCommand {
+        program: program.into_os_string().into(),
+        args: Vec::new(),
         env: vec![
+            (STAND_IN.into(), "1".into()),
             ("LINES".into(), lines.display().to_string()),
             ("SECRET".into(), SECRET.into()),
         ],
+    })
+}
+
+/// The leaky stand-in's main loop (see [`leaky_server`]): ends when stdin closes.
+fn leaky_server_main() -> std::io::Result<()> {
+    use std::io::BufRead;
+    let secret = std::env::var("SECRET").unwrap_or_default();
+    let lines = std::env::var_os("LINES").ok_or_else(|| std::io::Error::other("no $LINES"))?;
+    let mut record = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(lines)?;
+    eprintln!("starting; the secret is {secret}");
+    let mut stdout = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        writeln!(record, "{line}")?;
+        eprintln!("got {line} ({secret})");
+        let Ok(frame) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let id = frame.get("id").cloned().unwrap_or_default();
+        let answer = match frame.get("method").and_then(serde_json::Value::as_str) {
+            Some("initialize") => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": 1,
+                "agentCapabilities": {
+                    "loadSession": true,
+                    "promptCapabilities": {"image": true, "audio": true, "embeddedContext": true},
+                    "mcpCapabilities": {"http": true, "sse": true}
+                },
+                "authMethods": []
+            }}),
+            Some("session/new") => {
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"sessionId": "s1"}})
+            }
+            Some("session/prompt") => serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32603, "message": format!("boom: {secret}"), "data": secret
+            }}),
+            _ => continue,
+        };
+        writeln!(stdout, "{answer}")?;
+        stdout.flush()?;
     }
+    Ok(())
 }
 
 /// The bearer token the server was given, read from what it received.
@@ -97,7 +135,29 @@ fn bearer_token(lines: &Path) -> Result<String, test_support::Failure> {
     Ok(token)
 }
 
-#[tokio::test]
+/// The test binary's entry (`harness = false`): the stand-in server when [`STAND_IN`] is
+/// set, else the test, under libtest's arguments (`--skip`, `--exact`, filters).
+fn main() -> std::process::ExitCode {
+    if std::env::var_os(STAND_IN).is_some() {
+        return match leaky_server_main() {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("leaky stand-in: {error}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    let trial = Trial::test("no_log_line_and_no_error_carries_a_planted_secret", || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failed::from(e.to_string()))?
+            .block_on(no_log_line_and_no_error_carries_a_planted_secret())
+            .map_err(|e| Failed::from(e.to_string()))
+    });
+    libtest_mimic::run(&Arguments::from_args(), vec![trial]).exit_code()
+}
+
 async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
     let captured = Captured::default();
     let writer = captured.clone();
@@ -113,7 +173,7 @@ async fn no_log_line_and_no_error_carries_a_planted_secret() -> TestResult {
     let turns = scratch.path().join("turns");
     std::fs::create_dir_all(&turns)?;
     let provider = AntigravityProvider::new(AdapterConfig {
-        server: leaky_server(&lines).into(),
+        server: leaky_server(&lines)?.into(),
         scratch_root: Some(turns),
         shutdown_grace: Duration::from_millis(200),
         // The stand-in records what it read beside the turns, outside its scratch root.
