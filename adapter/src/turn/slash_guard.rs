@@ -87,6 +87,38 @@ mod tests {
         }
     }
 
+    /// The line separators of Python's `str.splitlines` (its documentation's table),
+    /// written out: the server is Python, and these are what it splits a prompt at.
+    const SPLITLINES: [&str; 11] = [
+        "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u{85}", "\u{2028}",
+        "\u{2029}",
+    ];
+
+    /// Characters that are no line break to Python, some beside one in the code table.
+    const NOT_BREAKS: [&str; 12] = [
+        " ", "\t", "a", "\x0e", "\x1b", "\x1f", "\u{84}", "\u{86}", "\u{a0}", "\u{200b}",
+        "\u{2027}", "\u{202a}",
+    ];
+
+    #[test]
+    fn a_slash_after_each_of_pythons_line_breaks_is_escaped() {
+        for sep in SPLITLINES {
+            for blanks in ["", " \t", "\u{200b}\u{feff}"] {
+                let text = format!("What does this do?{sep}{blanks}/logout");
+                let expected = format!("What does this do?{sep}{blanks}\\/logout");
+                assert_eq!(escape_slash_commands(text), expected, "{sep:?} {blanks:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_slash_after_a_character_that_breaks_no_line_is_left() {
+        for other in NOT_BREAKS {
+            let text = format!("What does this do?{other}/logout");
+            assert_eq!(escape_slash_commands(text.clone()), text, "{other:?}");
+        }
+    }
+
     #[test]
     fn a_slash_inside_a_line_is_left() {
         for text in ["a /logout", "path a/b\nx/y", "http://x", "\\/already"] {
@@ -94,12 +126,13 @@ mod tests {
         }
     }
 
-    /// The escape as a walk over every character, the rule as the module states it.
+    /// The escape as a walk over every character, the rule as the module states it, with
+    /// the line breaks taken from [`SPLITLINES`], never from `breaks_line`.
     fn escaped_by_walking(text: &str) -> String {
         let mut out = String::new();
         let mut line_start = true;
         for c in text.chars() {
-            if breaks_line(c) {
+            if SPLITLINES.iter().any(|sep| sep.contains(c)) {
                 line_start = true;
             } else if line_start && c == '/' {
                 out.push('\\');
@@ -115,8 +148,8 @@ mod tests {
     #[test]
     fn the_escape_agrees_with_a_walk_over_every_character() {
         let pieces = [
-            "/", "//", " ", "\t", "\n", "\r\n", "\u{1c}", "\u{200b}", "\u{2029}", "a", "é",
-            "\u{feff}",
+            "/", "//", " ", "\t", "\n", "\r", "\r\n", "\u{b}", "\u{1c}", "\u{200b}", "\u{2029}",
+            "a", "é", "\u{feff}",
         ];
         // Every sequence of up to four pieces.
         let mut texts = vec![String::new()];
