@@ -192,8 +192,14 @@ fn sessions_in(home: &Path, scratch: &Path) -> Vec<String> {
 /// can be taken (its owner is gone), its sessions' files, its scratch folder and the
 /// ledger. A ledger still locked belongs to a live process and is left as it is; so is a
 /// ledger with no complete `home` line (its owner may be between making and locking it).
-pub(crate) fn sweep(scratch_root: &Path) {
+/// Returns what it removed, counted as [`leftovers`] counts (one pass: a count before the
+/// sweep would lock each dead ledger once more, and a child forked by another thread in
+/// that instant would hold the lock until it execs, making the sweep skip it).
+pub(crate) fn sweep(scratch_root: &Path) -> Leftovers {
+    let mut swept = Leftovers::default();
     for_each_dead_ledger(scratch_root, |dead| {
+        swept.ledgers += 1;
+        swept.sessions += dead.sessions.len();
         for id in &dead.sessions {
             remove_session(&dead.home, id);
         }
@@ -211,6 +217,7 @@ pub(crate) fn sweep(scratch_root: &Path) {
             "swept a crashed process's sessions"
         );
     });
+    swept
 }
 
 /// What the next [`sweep`] of a scratch root would remove, counted (nothing is changed).

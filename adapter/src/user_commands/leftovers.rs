@@ -24,11 +24,19 @@ fn scratch_root(config: &AdapterConfig) -> PathBuf {
 pub(crate) async fn leftovers_check(config: &AdapterConfig, clean: bool) -> Check {
     let root = scratch_root(config);
     let counted = tokio::task::spawn_blocking(move || {
-        let before = conversation_leftovers(&root);
-        if clean && before.ledgers > 0 {
-            sweep_conversations(&root);
+        if !clean {
+            let found = conversation_leftovers(&root);
+            return (found, found, root);
         }
-        (before, conversation_leftovers(&root), root)
+        // Swept in the pass that counts (see `sweep_conversations`): what it swept plus
+        // what is left is what there was.
+        let swept = sweep_conversations(&root);
+        let left = conversation_leftovers(&root);
+        let before = Leftovers {
+            ledgers: swept.ledgers + left.ledgers,
+            sessions: swept.sessions + left.sessions,
+        };
+        (before, left, root)
     })
     .await;
     match counted {
@@ -96,6 +104,33 @@ mod tests {
         Ok(())
     }
 
+    /// Returns once nobody holds the lock of the ledger at `path` (or it is gone), within
+    /// a bound. A pass over the ledgers locks each dead one while it reads it; a child
+    /// that another test of this binary forks in that instant holds a copy of the lock
+    /// until it execs, and the next pass would then take the dead ledger for a live one.
+    async fn await_unlocked(path: &Path) -> crate::TestResult {
+        let started = std::time::Instant::now();
+        loop {
+            let Ok(file) = std::fs::File::open(path) else {
+                return Ok(());
+            };
+            if file.try_lock().is_ok() {
+                return Ok(());
+            }
+            if started.elapsed() > std::time::Duration::from_secs(10) {
+                return Err(format!("{} stayed locked", path.display()).into());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    }
+
+    async fn await_dead_ledgers_unlocked(root: &Path) -> crate::TestResult {
+        for name in ["aaaaaa", "bbbbbb"] {
+            await_unlocked(&root.join(format!("antigravity-acp-{name}.sessions"))).await?;
+        }
+        Ok(())
+    }
+
     /// Dead owners' ledgers are counted with their sessions, a locked one is not; `clean`
     /// sweeps the dead ones and reports what it swept.
     #[tokio::test]
@@ -126,6 +161,7 @@ mod tests {
             root.path().join("antigravity-acp-aaaaaa.sessions").exists(),
             "counting removed a ledger"
         );
+        await_dead_ledgers_unlocked(root.path()).await?;
         let cleaned = leftovers_check(&config, true).await;
         assert_eq!(cleaned.status, CheckStatus::Ok, "{cleaned:?}");
         assert!(
