@@ -8,6 +8,9 @@
 #   ci/mutants.sh shard K/N            the K-th of N shards of the full run (0-based K)
 #   ci/mutants.sh diff [BASE]          only the lines changed since BASE (default: origin's
 #                                      main if it exists, else HEAD~1)
+#   ci/mutants.sh focus [K/N]          only the files listed in ci/mutants-focus.txt (the
+#                                      files changed since the last full pass), or the K-th
+#                                      of N shards of them
 #
 # Surviving mutants ("missed") are compared with mutants.baseline, where each one the
 # tests cannot kill is explained. A survivor not listed there fails the run, so a proof
@@ -41,6 +44,18 @@ case "$mode" in
     shard)
         args=(--file 'adapter/src/**' --shard "${2:?shard needs K/N}")
         ;;
+    focus)
+        args=()
+        while IFS= read -r line; do
+            line="${line%%#*}"; line="${line//[[:space:]]/}"
+            [ -n "$line" ] && args+=(--file "$line")
+        done < ci/mutants-focus.txt
+        if [ ${#args[@]} -eq 0 ]; then
+            echo "ci/mutants-focus.txt lists no file"
+            exit 0
+        fi
+        [ -n "${2:-}" ] && args+=(--shard "$2")
+        ;;
     diff)
         base="${2:-}"
         if [ -z "$base" ]; then
@@ -54,7 +69,7 @@ case "$mode" in
         args=(--in-diff "$out/change.diff")
         ;;
     *)
-        echo "usage: ci/mutants.sh full | shard K/N | diff [BASE]" >&2
+        echo "usage: ci/mutants.sh full | shard K/N | focus [K/N] | diff [BASE]" >&2
         exit 2
         ;;
 esac

@@ -9,6 +9,9 @@
 #   mutants       one shard of the adapter's mutation testing (ci/mutants.sh shard K/N, N =
 #                 MUTANT_SHARDS, default 8, K the day of the year mod N, so every mutant is
 #                 tried once in N nights), judged against mutants.baseline
+#   mutants-focus one shard of the files changed since the last full pass
+#                 (ci/mutants.sh focus K/N over ci/mutants-focus.txt, N = MUTANT_FOCUS_SHARDS,
+#                 default 4: they are all tried within 4 nights), against mutants.baseline
 #   chaos         10,000 seeded chaos runs on a fresh seed (dsh-sim chaos, B04); the seed, the
 #                 log and every failing run's replay scenario are kept
 #   bench         the benchmarks (`dsh-sim bench` and the binding's on Node 22 and 24), each
@@ -28,7 +31,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL=(mutants chaos bench real-agents real-server cross rehearse reproducible dsh-matrix advisories)
+ALL=(mutants mutants-focus chaos bench real-agents real-server cross rehearse reproducible dsh-matrix advisories)
 reports="target/reports"
 
 mutants() {
@@ -37,6 +40,15 @@ mutants() {
   bash ci/mutants.sh shard "$((10#$day % shards))/$shards"
   local status=$?
   mkdir -p "$reports/mutants" && cp -r target/mutants/. "$reports/mutants/" 2>/dev/null
+  return "$status"
+}
+
+mutants_focus() {
+  local shards="${MUTANT_FOCUS_SHARDS:-4}" day
+  day="$(date +%j)"
+  bash ci/mutants.sh focus "$((10#$day % shards))/$shards"
+  local status=$?
+  mkdir -p "$reports/mutants-focus" && cp -r target/mutants/. "$reports/mutants-focus/" 2>/dev/null
   return "$status"
 }
 
@@ -108,6 +120,7 @@ for part in "${parts[@]}"; do
   echo "== nightly: $part"
   case "$part" in
     mutants) mutants || status=1 ;;
+    mutants-focus) mutants_focus || status=1 ;;
     chaos) chaos || status=1 ;;
     bench) bench || status=1 ;;
     real-agents) real_agents || status=1 ;;
