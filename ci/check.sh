@@ -52,7 +52,9 @@ static() {
 
 steps=("$@")
 ((${#steps[@]} > 0)) || steps=(static test cross rehearse)
+started=$SECONDS
 for step in "${steps[@]}"; do
+  step_started=$SECONDS
   case "$step" in
     static) static ;;
     test) bash ci/test.sh ;;
@@ -66,4 +68,6 @@ for step in "${steps[@]}"; do
       ;;
     *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
+  # Each step's wall time, so a slow CI says where its minutes went.
+  echo "== ci/check.sh: $step took $((SECONDS - step_started)) s ($((SECONDS - started)) s so far)"
 done
