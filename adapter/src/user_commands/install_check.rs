@@ -2,7 +2,9 @@
 //! ([`Installer`]): for the pinned build, whether it is there, its archive digest against
 //! the pin (or the `sha256` override) and its launch line (the archive's server and
 //! harness), every file hashed in full (`doctor`) or the quick check every launch runs
-//! (`status`). Nothing is downloaded unless asked (`doctor --install`, [`Installer::ensure`]).
+//! (`status`). Nothing is downloaded unless asked (`doctor --install`,
+//! [`Installer::ensure_verified`]: every file hashed to decide, so it repairs whatever the
+//! full check would find).
 //! An explicit `server` command has no install to check.
 
 use crate::config::{AdapterConfig, ServerSource};
@@ -56,7 +58,14 @@ pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install:
             .fix("name a server command (--server) or a cacheDir the user can write");
         }
     };
-    if install && let Err(error) = installer.ensure().await {
+    // `--install` decides at the check's own depth: what `doctor` would call broken is
+    // repaired, not reused because the quick check trusts it.
+    let ensured = match depth {
+        Depth::Quick if install => Some(installer.ensure().await),
+        Depth::Full if install => Some(installer.ensure_verified().await),
+        _ => None,
+    };
+    if let Some(Err(error)) = ensured {
         return Check::new(
             "install",
             CheckStatus::Fail,
