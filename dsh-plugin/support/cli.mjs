@@ -3,10 +3,11 @@
  * package root (where DSH's packages resolve), its stdout and stderr collected.
  * @module support/cli
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { within } from './wait.mjs';
+import { eventually, within } from './wait.mjs';
 
 /** The package root, the binary's working folder. */
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,4 +53,13 @@ export async function cli(args, options = {}) {
 export function expectedExit(checks) {
   if (checks.some((c) => c.status === 'fail')) return 1;
   return checks.some((c) => c.status === 'warn') ? 2 : 0;
+}
+
+/**
+ * Nothing the command started is left: no fake process, nothing in the scratch root.
+ * @param {{pids(): number[], scratchLeft(): string[]}} fake - a `fakeServer`.
+ */
+export async function nothingLeft(fake) {
+  await eventually(() => fake.pids().length === 0, 'no fake process left');
+  assert.deepEqual(fake.scratchLeft(), [], 'nothing is left in the scratch root');
 }

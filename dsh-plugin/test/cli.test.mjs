@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, expectedExit, start, userEnv } from '../support/cli.mjs';
+import { cli, expectedExit, nothingLeft, start, userEnv } from '../support/cli.mjs';
 import { fakeServer } from '../support/fake.mjs';
 import { eventually, within } from '../support/wait.mjs';
 
@@ -20,12 +20,6 @@ function fakeFor(t, script = {}, config = {}) {
   t.after(() => fake.remove());
   const json = JSON.stringify({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow, ...config });
   return { fake, config: ['--config', json] };
-}
-
-/** Nothing the command started is left: no fake process, nothing in the scratch root. */
-async function nothingLeft(fake) {
-  await eventually(() => fake.pids().length === 0, 'no fake process left');
-  assert.deepEqual(fake.scratchLeft(), [], 'nothing is left in the scratch root');
 }
 
 test('doctor against a signed-in server: every check, the sign-in ok after one session/new, and nothing left', async (t) => {

@@ -1,5 +1,5 @@
-// The `antigravity-acp-dsh` binary's install path, its config flags and what its login keeps
-// to the user's terminal (issue 37 §2), run as a user runs it (support/cli.mjs) against the
+// The `antigravity-acp-dsh` binary's install path, its config flags, `login --wait`, and the
+// sign-in URL kept to the user's terminal (issue 37 §2), run as a user runs it (support/cli.mjs) against the
 // real fake. The install is the pinned build's as the install scenarios serve it: a real
 // ZIP whose server member starts the fake, and its agent index, on loopback
 // (support/served-install.mjs). `doctor --install` installs and repairs; `doctor` hashes
@@ -24,10 +24,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { cli, expectedExit, start, userEnv } from '../support/cli.mjs';
+import { cli, expectedExit, nothingLeft, start, userEnv } from '../support/cli.mjs';
 import { fakeServer } from '../support/fake.mjs';
 import { HARNESS_MEMBER, servedInstall, servedInstallRuns } from '../support/served-install.mjs';
-import { eventually, within } from '../support/wait.mjs';
+import { within } from '../support/wait.mjs';
 
 const SHELL_MEMBER = !servedInstallRuns && 'the archive server member is a shell script';
 
@@ -47,12 +47,6 @@ async function reported(args, options) {
     assert.fail(`${args[0]} --json printed no report (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
   }
   return { ...run, report };
-}
-
-/** Nothing the command started is left: no fake process, nothing in the scratch root. */
-async function nothingLeft(fake) {
-  await eventually(() => fake.pids().length === 0, 'no fake process left');
-  assert.deepEqual(fake.scratchLeft(), [], 'nothing is left in the scratch root');
 }
 
 /**
