@@ -30,7 +30,7 @@ pub(crate) fn uses_install(config: &AdapterConfig) -> bool {
     matches!(config.server, ServerSource::Installed(_))
 }
 
-/// Checks the install (`install`: make it first, as a launch would).
+/// Checks the install (`install`: make or repair it first, `doctor --install`).
 pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install: bool) -> Check {
     let options = match &config.server {
         ServerSource::Command(command) => {
@@ -58,14 +58,9 @@ pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install:
             .fix("name a server command (--server) or a cacheDir the user can write");
         }
     };
-    // `--install` decides at the check's own depth: what `doctor` would call broken is
-    // repaired, not reused because the quick check trusts it.
-    let ensured = match depth {
-        Depth::Quick if install => Some(installer.ensure().await),
-        Depth::Full if install => Some(installer.ensure_verified().await),
-        _ => None,
-    };
-    if let Some(Err(error)) = ensured {
+    // `doctor --install` decides on every file hashed: what the full check would call
+    // broken is repaired, not reused because the quick check trusts it.
+    if install && let Err(error) = installer.ensure_verified().await {
         return Check::new(
             "install",
             CheckStatus::Fail,
