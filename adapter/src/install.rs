@@ -158,8 +158,20 @@ impl Installer {
     /// Makes sure a verified install is in place and returns it: the quick check first,
     /// and when it fails, an install under the cache's lock (C67, C68).
     pub async fn ensure(&self) -> Result<InstallReport, InstallError> {
+        self.ensure_at(Depth::Quick).await
+    }
+
+    /// As [`ensure`](Self::ensure), but every file is hashed to decide (`doctor
+    /// --install`): a file changed with its size, mode and identity kept, which the quick
+    /// check trusts and [`verify`](Self::verify) finds, is installed again too.
+    pub async fn ensure_verified(&self) -> Result<InstallReport, InstallError> {
+        self.ensure_at(Depth::Full).await
+    }
+
+    /// `ensure` with the check that decides whether the install is reused at `depth`.
+    async fn ensure_at(&self, depth: Depth) -> Result<InstallReport, InstallError> {
         let _gate = self.gate.lock().await;
-        if let Ok(server) = self.inspect(Depth::Quick).await {
+        if let Ok(server) = self.inspect(depth).await {
             return Ok(self.reused(server));
         }
         let layout = self.layout.clone();
@@ -171,7 +183,7 @@ impl Installer {
             }
         };
         // Another process may have installed while this one waited for the lock.
-        let why = match self.inspect(Depth::Quick).await {
+        let why = match self.inspect(depth).await {
             Ok(server) => return Ok(self.reused(server)),
             Err(why) => why,
         };

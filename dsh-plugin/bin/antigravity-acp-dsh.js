@@ -22,12 +22,14 @@ const EXIT = Object.freeze({ ok: 0, failed: 1, warnings: 2, usage: 64, interrupt
 const USAGE = `Usage: antigravity-acp-dsh <command> [options]
 
 Commands:
-  doctor    check everything, one line each: ok, warn, fail or skip, with a fix
+  doctor    check everything, one line each: ok, warn, fail or skip, with a fix (the
+            install: every file hashed against its receipt)
               --quick    skip the sign-in check (no server is started)
               --install  install (or repair) the pinned server first; without it nothing
                          is downloaded and a missing install fails
               --clean    sweep the sessions that ended processes left in the scratch root
-  status    one line: the install, the sign-in and confinement
+  status    one line: the install (the quick check each launch runs: sizes, modes and
+            file identities), the sign-in and confinement
   login     sign in to Google's server (ACP authenticate); the sign-in URL is shown on
             this terminal only, never logged; in an SSH session without a display it also
             prints the ssh -L line that forwards the sign-in's loopback port
@@ -38,10 +40,12 @@ Commands:
   models    the models DSH would list (the adapter's discovery)
   help      this text
 
-Config (the plugin's config row, as in DSH; later sources win):
+Config (the plugin's config row, as in DSH). Field by field, --config wins over
+--config-file, and each flag below wins over both, wherever it stands on the line:
   --config-file PATH   a JSON file: the plugin's config, or a whole row {id, name, config}
   --config JSON        the same, inline
-  --server CMD         server.command (with --server-arg ARG, repeatable)
+  --server CMD         the whole server: its command, with --server-arg ARG (repeatable;
+                       --server-arg=ARG for an ARG that starts with -)
   --scratch-root DIR, --cache-dir DIR, --registry URL, --provider ROUTE,
   --confinement required|best_effort|off, --auth-method METHOD
 
@@ -222,7 +226,9 @@ async function login(addon, config, values) {
 }
 
 /**
- * The config JSON from the config file, `--config` and the field flags, in that order.
+ * The config JSON from the config file, `--config` and the flags, in that order, each
+ * later source winning field by field wherever it stands on the command line (a flag is
+ * the most specific thing a user says); `--server` replaces the whole `server`.
  * @param {Record<string, any>} values - the parsed flags.
  * @returns {string} what the Rust `PluginConfig` reads.
  */

@@ -5,50 +5,14 @@
 // advertise it uses the fake's `initialize.logout: false`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { cli, expectedExit, nothingLeft, start, userEnv } from '../support/cli.mjs';
 import { fakeServer } from '../support/fake.mjs';
 import { eventually, within } from '../support/wait.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(root, 'bin', 'antigravity-acp-dsh.js');
 const CHECK_IDS = ['platform', 'node', 'dsh', 'install', 'confinement', 'signIn', 'bridge', 'leftovers'];
 const STATUSES = new Set(['ok', 'warn', 'fail', 'skip']);
-
-/** The environment of a user with no browser, display or SSH session (a test adds them). */
-function userEnv(extra = {}) {
-  const env = { ...process.env };
-  for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'BROWSER', 'SSH_CONNECTION']) delete env[name];
-  return { ...env, ...extra };
-}
-
-/**
- * Starts the binary.
- * @param {string[]} args
- * @param {{env?: object}} [options]
- */
-function start(args, options = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: options.env ?? userEnv() });
-  const out = { stdout: '', stderr: '', child };
-  child.stdout.on('data', (chunk) => (out.stdout += chunk));
-  child.stderr.on('data', (chunk) => (out.stderr += chunk));
-  out.exit = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return out;
-}
-
-/**
- * Runs the binary to its end.
- * @param {string[]} args
- * @param {{env?: object}} [options]
- * @returns {Promise<{code: number, stdout: string, stderr: string}>}
- */
-async function cli(args, options) {
-  const run = start(args, options);
-  const code = await within(run.exit, `antigravity-acp-dsh ${args[0]}`, 60_000);
-  return { code, stdout: run.stdout, stderr: run.stderr };
-}
 
 /** A fake for `script`, removed after the test, and the `--config` that names it. */
 function fakeFor(t, script = {}, config = {}) {
@@ -56,18 +20,6 @@ function fakeFor(t, script = {}, config = {}) {
   t.after(() => fake.remove());
   const json = JSON.stringify({ server: fake.server, scratchRoot: fake.scratchRoot, ...fake.allow, ...config });
   return { fake, config: ['--config', json] };
-}
-
-/** The exit code a list of checks calls for: any fail 1, else any warn 2, else 0. */
-function expectedExit(checks) {
-  if (checks.some((c) => c.status === 'fail')) return 1;
-  return checks.some((c) => c.status === 'warn') ? 2 : 0;
-}
-
-/** Nothing the command started is left: no fake process, nothing in the scratch root. */
-async function nothingLeft(fake) {
-  await eventually(() => fake.pids().length === 0, 'no fake process left');
-  assert.deepEqual(fake.scratchLeft(), [], 'nothing is left in the scratch root');
 }
 
 test('doctor against a signed-in server: every check, the sign-in ok after one session/new, and nothing left', async (t) => {

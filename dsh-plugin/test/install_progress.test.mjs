@@ -6,120 +6,13 @@
 // seconds otherwise) is tested in Rust (`user_commands/install_progress/tests.rs`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { crc32 } from 'node:zlib';
 import plugin from '../index.js';
 import { drain } from '../support/checker.mjs';
-import { fakeServer } from '../support/fake.mjs';
+import { cli } from '../support/cli.mjs';
 import { startHost } from '../support/host.mjs';
 import { request, user } from '../support/requests.mjs';
-import { eventually, within } from '../support/wait.mjs';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(root, 'bin', 'antigravity-acp-dsh.js');
-const ENTRY = join(root, '..', 'adapter', 'src', 'install', 'antigravity-acp-1.3.0.agent.json');
-const unix = process.platform === 'linux' || process.platform === 'darwin';
-
-/** The agent index's key for this machine (`platform::current_platform`). */
-function platformKey() {
-  const os = process.platform === 'darwin' ? 'darwin' : 'linux';
-  return `${os}-${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}`;
-}
-
-/**
- * A ZIP of stored (uncompressed) Unix files, each mode 0755.
- * @param {[string, Buffer][]} files - name and bytes.
- * @returns {Buffer}
- */
-function zip(files) {
-  const locals = [];
-  const centrals = [];
-  let offset = 0;
-  for (const [name, data] of files) {
-    const path = Buffer.from(name);
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(path.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE((3 << 8) | 20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(path.length, 28);
-    central.writeUInt32LE(((0o100755 << 16) >>> 0) >>> 0, 38);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, path, data);
-    centrals.push(central, path);
-    offset += local.length + path.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
-
-/**
- * A fake for `script`, packed as the pinned build's archive (its server member a shell
- * script that starts the fake), and a loopback host serving it and its agent index; both
- * removed after the test.
- * @param {import('node:test').TestContext} t
- * @param {object} [script] - the fake's script.
- * @returns {Promise<{fake: ReturnType<typeof fakeServer>, config: object, hits: () => number}>}
- */
-async function servedInstall(t, script = {}) {
-  const fake = fakeServer(script);
-  t.after(() => fake.remove());
-  const quoted = [fake.server.command, ...fake.server.args].map((a) => `'${a}'`).join(' ');
-  const archive = zip([
-    ['agy_acp_server.par', Buffer.from(`#!/bin/sh\nexec ${quoted} "$@"\n`)],
-    ['localharness_external', Buffer.alloc(4096, 'h')],
-  ]);
-  let hits = 0;
-  const server = createServer((req, res) => {
-    if (req.url === '/agents.json') {
-      const entry = JSON.parse(readFileSync(ENTRY, 'utf8'));
-      const target = entry.distribution.binary[platformKey()];
-      target.archive = `http://127.0.0.1:${server.address().port}/a.zip`;
-      target.args = [];
-      res.end(JSON.stringify(entry));
-    } else if (req.url === '/a.zip') {
-      hits += 1;
-      res.writeHead(200, { 'content-length': archive.length });
-      res.end(archive);
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(resolve)));
-  const cacheDir = join(fake.dir, 'cache');
-  mkdirSync(cacheDir);
-  const config = {
-    registry: `http://127.0.0.1:${server.address().port}/agents.json`,
-    insecureLoopback: true,
-    sha256: createHash('sha256').update(archive).digest('hex'),
-    cacheDir,
-    scratchRoot: fake.scratchRoot,
-    confinement: 'off',
-  };
-  return { fake, config, hits: () => hits };
-}
+import { servedInstall, servedInstallRuns } from '../support/served-install.mjs';
+import { eventually } from '../support/wait.mjs';
 
 /** The steps' lines, in order, as an install renders them (`install_progress.rs`). */
 const STEPS = [
@@ -132,17 +25,10 @@ const STEPS = [
 ];
 
 test('doctor --install on a stderr that is not a terminal prints the install as plain lines', {
-  skip: !unix && 'the archive server member is a shell script',
+  skip: !servedInstallRuns && 'the archive server member is a shell script',
 }, async (t) => {
   const { fake, config, hits } = await servedInstall(t);
-  const child = spawn(process.execPath, [BIN, 'doctor', '--install', '--quick', '--config', JSON.stringify(config)], {
-    cwd: root,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await within(new Promise((resolve) => child.on('close', resolve)), 'doctor --install', 60_000);
+  const { code, stdout, stderr } = await cli(['doctor', '--install', '--quick', '--config', JSON.stringify(config)]);
   assert.match(stdout, /ok +install /, stdout);
   assert.equal(hits(), 1);
   assert.ok(!stderr.includes('\r') && !stderr.includes('\u001b'), `no redraw on a pipe: ${JSON.stringify(stderr)}`);
@@ -157,7 +43,7 @@ test('doctor --install on a stderr that is not a terminal prints the install as 
 });
 
 test('a DSH turn that installs logs the install through the Cordis logger, then streams', {
-  skip: !unix && 'the archive server member is a shell script',
+  skip: !servedInstallRuns && 'the archive server member is a shell script',
 }, async (t) => {
   const { fake, config } = await servedInstall(t, {
     turns: [{ match: { prompt_contains: 'hello' }, steps: [{ text: 'Hi.' }] }],

@@ -188,6 +188,34 @@ async fn a_flip_with_its_mtime_restored_is_found_by_verify() -> TestResult {
     Ok(())
 }
 
+/// What only `verify` finds, `ensure_verified` (`doctor --install`) repairs; `ensure` (a
+/// launch) trusts it.
+#[tokio::test]
+async fn a_flip_with_its_mtime_restored_is_repaired_by_ensure_verified() -> TestResult {
+    let fixture = Installed::new(b"#!/bin/sh\necho three\n").await?;
+    let harness = fixture.harness()?;
+    let modified = std::fs::metadata(&harness)?.modified()?;
+    let mut file = std::fs::File::options().write(true).open(&harness)?;
+    file.write_all(b"H")?;
+    file.set_modified(modified)?;
+    drop(file);
+    let reused = fixture.installer.ensure().await?;
+    assert_eq!(reused.outcome, InstallOutcome::Reused);
+    assert_eq!(fixture.host.hits.load(Ordering::SeqCst), 1);
+    let report = fixture.installer.ensure_verified().await?;
+    assert!(
+        matches!(&report.outcome, InstallOutcome::Repaired { why } if why.contains("SHA-256")),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(fixture.host.hits.load(Ordering::SeqCst), 2);
+    assert!(fixture.installer.verify().await.differences.is_empty());
+    let again = fixture.installer.ensure_verified().await?;
+    assert_eq!(again.outcome, InstallOutcome::Reused);
+    assert_eq!(fixture.host.hits.load(Ordering::SeqCst), 2);
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_changed_mtime_makes_the_quick_check_hash_and_repair() -> TestResult {
     let fixture = Installed::new(b"#!/bin/sh\necho two\n").await?;

@@ -22,7 +22,8 @@ use super::sign_in_check::sign_in_check;
 pub struct DoctorOptions {
     /// Skip the sign-in check (no server is started).
     pub quick: bool,
-    /// Install (or repair) the pinned server first, as a launch would.
+    /// Install (or repair) the pinned server first, as a launch would, but deciding on
+    /// every file hashed: what the install check would find broken is repaired.
     pub install: bool,
     /// Sweep the sessions ended processes left, as a provider's first launch does.
     pub clean: bool,

@@ -2,7 +2,9 @@
 //! ([`Installer`]): for the pinned build, whether it is there, its archive digest against
 //! the pin (or the `sha256` override) and its launch line (the archive's server and
 //! harness), every file hashed in full (`doctor`) or the quick check every launch runs
-//! (`status`). Nothing is downloaded unless asked (`doctor --install`, [`Installer::ensure`]).
+//! (`status`). Nothing is downloaded unless asked (`doctor --install`,
+//! [`Installer::ensure_verified`]: every file hashed to decide, so it repairs whatever the
+//! full check would find).
 //! An explicit `server` command has no install to check.
 
 use crate::config::{AdapterConfig, ServerSource};
@@ -28,7 +30,7 @@ pub(crate) fn uses_install(config: &AdapterConfig) -> bool {
     matches!(config.server, ServerSource::Installed(_))
 }
 
-/// Checks the install (`install`: make it first, as a launch would).
+/// Checks the install (`install`: make or repair it first, `doctor --install`).
 pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install: bool) -> Check {
     let options = match &config.server {
         ServerSource::Command(command) => {
@@ -56,7 +58,9 @@ pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install:
             .fix("name a server command (--server) or a cacheDir the user can write");
         }
     };
-    if install && let Err(error) = installer.ensure().await {
+    // `doctor --install` decides on every file hashed: what the full check would call
+    // broken is repaired, not reused because the quick check trusts it.
+    if install && let Err(error) = installer.ensure_verified().await {
         return Check::new(
             "install",
             CheckStatus::Fail,
