@@ -136,13 +136,10 @@ pub struct SessionNewScript {
     /// session goes on. Default true; `false` writes nothing.
     #[serde(default = "yes")]
     pub conversation_files: bool,
-    /// Hold each new session's `conversations/<id>.db`, `.db-wal` and `.db-shm` open until
-    /// the process exits, as 1.3.0's SQLite does (B08), and journal
-    /// `conversation_file_vanished` for every one whose path no longer names the held file
-    /// (removed, or replaced) when the fake next looks: at each `session/new`, at each
-    /// `session/prompt`, and as it exits. The runner fails a run with such an entry: the
-    /// files of a live server were pulled from under it. Only with `conversation_files`.
-    /// Default true; `false` holds nothing.
+    /// Hold each new session's `.db`, `.db-wal` and `.db-shm` open until the process exits,
+    /// as 1.3.0's SQLite does (B08), and journal `conversation_file_vanished` for one whose
+    /// path no longer names the held file when the fake next looks (each `session/new` and
+    /// `session/prompt`, and as it exits): the runner fails such a run. Default true.
     #[serde(default = "yes")]
     pub hold_conversation_files: bool,
 }
