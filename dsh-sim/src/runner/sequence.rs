@@ -77,6 +77,18 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
                 sanitize(by)
             )
         }
+        JournalEntry::ServerFaultApplied { fault, frame, .. } => {
+            format!(
+                "Note over {server}: FAULT {} at frame {frame}",
+                sanitize(fault)
+            )
+        }
+        JournalEntry::McpFaultApplied { fault, call, .. } => {
+            format!(
+                "Note over {server}: MCP FAULT {} at call {call}",
+                sanitize(fault)
+            )
+        }
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }
