@@ -556,7 +556,7 @@ async fn execute(
         options.server,
         ServerChoice::Command(_) | ServerChoice::Agent(_)
     );
-    if journal_dir.is_some() && !client_side {
+    if journal_dir.is_some() && matches!(options.server, ServerChoice::Fake { .. }) {
         let drawn = options.faults_drawn;
         fake_faults::judge(&scenario.fake, &journal, drawn, &mut failures, &mut notes);
     }
