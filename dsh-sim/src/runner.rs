@@ -64,7 +64,7 @@ use crate::runner::judge::install::judge_install;
 use crate::runner::judge::leak::find_leaks_keeping;
 use crate::runner::judge::server_home::ServerHomeCheck;
 use crate::runner::judge::wire::ProcessFacts;
-use crate::runner::judge::{between_runs, leak, wire};
+use crate::runner::judge::{between_runs, fake_faults, leak, wire};
 use crate::runner::options::{ChatRun, chat_bound};
 use crate::runner::provision::{ProvisionPaths, Provisioning};
 use crate::runner::server_command::{fake_command, tapped_command};
@@ -477,7 +477,8 @@ fn run_in_workspace(
     Ok(finished)
 }
 
-/// The start of the note a chaos run gets when its `dsh.fault` never struck.
+/// The start of the note a run whose fault points were drawn (`dsh-sim chaos`) gets when
+/// its `dsh.fault` never struck.
 pub const DSH_FAULT_NOT_STRUCK: &str = "dsh.fault not struck";
 
 /// Registers the adapter, drives the chat, disposes, checks leaks and expectations.
@@ -556,6 +557,10 @@ async fn execute(
         options.server,
         ServerChoice::Command(_) | ServerChoice::Agent(_)
     );
+    if journal_dir.is_some() && matches!(options.server, ServerChoice::Fake { .. }) {
+        let drawn = options.faults_drawn;
+        fake_faults::judge(&scenario.fake, &journal, drawn, &mut failures, &mut notes);
+    }
     if journal_dir.is_some() && client_side {
         let mut expect = scenario.expect.wire.clone();
         if let Some(expect) = expect.as_mut()
@@ -712,12 +717,13 @@ async fn drive_chat(
         }
     })
     .await;
-    // A scenario's fault that never struck proves nothing: the run fails. A chaos run's
-    // drawn point may lie past the chat's end: it is counted as not struck.
+    // A scenario's fault that never struck proves nothing: the run fails. A drawn point
+    // (`dsh-sim chaos`) may lie past the chat's end: it is counted as not struck.
     if let Some(unstruck) = faults.never_struck() {
-        match scenario.expect.chaos {
-            Some(_) => notes.push(format!("{DSH_FAULT_NOT_STRUCK}: {unstruck}")),
-            None => failures.push(unstruck),
+        if options.faults_drawn {
+            notes.push(format!("{DSH_FAULT_NOT_STRUCK}: {unstruck}"));
+        } else {
+            failures.push(unstruck);
         }
     }
     if let Some(expected) = &scenario.expect.models_listed {

@@ -10,11 +10,16 @@
 //!   client: [`mcp_faults`] (`McpFault`, `McpFaultKind`) and [`mcp_fault_calls`] (the
 //!   requests a struck call makes instead, on real loopback HTTP).
 //!
+//! Each fault that acts is journaled as it acts (`ServerFaultApplied`, `McpFaultApplied`):
+//! a scripted fault the run never reached leaves no entry, so a judge can tell the two
+//! apart.
+//!
 //! The script (`script.rs`) imports the types; the process (`process.rs`) imports the
 //! writer, the MCP client (`mcp/client.rs`) and the prompt turn the calls. The behaviour
-//! imports the script and the helpers it writes with (`process/queued_bytes.rs`,
-//! `process/abrupt_end.rs`, `mcp/exchange.rs`), never the file that imports it, and no type
-//! file imports anything of the fake: no two files import each other.
+//! imports the script and the helpers it writes and journals with
+//! (`process/queued_bytes.rs`, `process/abrupt_end.rs`, `mcp/exchange.rs`,
+//! `journal/writer.rs`), never the file that imports it, and no type file imports anything
+//! of the fake: no two files import each other.
 
 pub mod mcp_fault_calls;
 pub mod mcp_faults;

@@ -157,6 +157,40 @@ pub enum JournalEntry {
         /// When the fake noticed: `session/new`, `session/prompt` or `exit`.
         noticed_at: String,
     },
+    /// A server fault of `fake.faults` struck: the fake did it to the frame it was about
+    /// to write (journaled as it strikes, before the frame's bytes or the act, so a fault
+    /// that ends the process is journaled too). A scripted fault the fake never reached
+    /// leaves no entry; one entry per fault per process.
+    ServerFaultApplied {
+        /// The fault's kind as the script spells it (`sigkill`, `garbage_line`, ...).
+        fault: String,
+        /// The scripted `at_frame` of the fault that struck, to tell it from another
+        /// scripted fault of the same kind.
+        at_frame: usize,
+        /// The index of the frame it struck at (0: the process's first frame): `at_frame`,
+        /// or later for a kind that waits for a frame of its shape (`response_twice`,
+        /// `chunk_after_result`).
+        frame: usize,
+        /// What it did to that frame, in a few words (e.g. `wrote the first 12 of 25
+        /// bytes instead of the frame`).
+        effect: String,
+    },
+    /// An MCP client fault of `mcp_client.fault` was applied to a `tools/call`: journaled
+    /// once the misbehaviour happened on the wire (the request written and the connection
+    /// dropped, the call sent twice, the replay sent after the turn, ...), beside the
+    /// `McpRequest` and `McpResponse` entries of the requests it sent. A call that fails
+    /// before the fault could act (no connection, no answer to reset) leaves no entry.
+    McpFaultApplied {
+        /// The fault's kind as the script spells it (`call_twice`, `burst`, ...).
+        fault: String,
+        /// The index of the `tools/call` it struck, among this process's (the scripted
+        /// `call`).
+        call: usize,
+        /// The MCP server's name from `session/new`.
+        server: String,
+        /// What it did, in a few words (e.g. `POSTed request 3 twice at once`).
+        effect: String,
+    },
     /// A prompt that no scripted turn matches.
     UnmatchedPrompt {
         /// The prompt's text.

@@ -215,7 +215,7 @@ async fn run(
         tokio::time::sleep(Duration::from_millis(behaviour.startup_delay_ms)).await;
     }
     let lifecycle = LifecycleWatch::new(script.lifecycle);
-    let stdout = server_fault_writer::with_faults(stdout_writer(), &script);
+    let stdout = server_fault_writer::with_faults(stdout_writer(), &script, journal.clone());
     let serve_options = ServeOptions {
         script,
         gemini_home,

@@ -1,6 +1,7 @@
 //! The MCP client faults (`mcp_client.fault`) against a plain rmcp server on loopback (no
-//! adapter): what each sends, and that the journal records every request and every
-//! response with its JSON-RPC id.
+//! adapter): what each sends, that the journal records every request and every
+//! response with its JSON-RPC id, and that a fault journals `McpFaultApplied` once it
+//! acted, and never when its call does not come.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -10,10 +11,10 @@ use serde_json::{Value, json};
 use support::mcp_server::TestMcpServer;
 use support::{ScriptedSession, prompt_answer, scripted_session};
 
-fn script(kind: &str) -> String {
+fn script(kind: &str, call: usize) -> String {
     format!(
         r#"
-mcp_client: {{ fault: {{ kind: {kind}, call: 0 }} }}
+mcp_client: {{ fault: {{ kind: {kind}, call: {call} }} }}
 turns:
   - match: {{prompt_contains: "echo"}}
     steps:
@@ -61,12 +62,22 @@ fn tool_calls(journal_dir: &std::path::Path) -> Vec<(Option<u64>, String)> {
 /// (bounded) until at least `entries` `tools/call` requests and responses are journaled
 /// (a replay after the prompt's result may still be on its way), and returns them.
 async fn run(kind: &str, server: &TestMcpServer, entries: usize) -> Vec<(Option<u64>, String)> {
+    run_at(kind, 0, server, entries).await.0
+}
+
+/// [`run`] with the fault at `call`; also returns the `McpFaultApplied` entries.
+async fn run_at(
+    kind: &str,
+    call: usize,
+    server: &TestMcpServer,
+    entries: usize,
+) -> (Vec<(Option<u64>, String)>, Vec<(String, usize, String)>) {
     let ScriptedSession {
         dir: _dir,
         journal_dir,
         fake,
         session_id,
-    } = scripted_session(&script(kind), bridge(&server.url)).await;
+    } = scripted_session(&script(kind, call), bridge(&server.url)).await;
     fake.request(
         "session/set_mode",
         json!({"sessionId": session_id, "modeId": "yolo"}),
@@ -83,7 +94,56 @@ async fn run(kind: &str, server: &TestMcpServer, entries: usize) -> Vec<(Option<
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     fake.close().await;
-    tool_calls(&journal_dir)
+    (tool_calls(&journal_dir), faults_applied(&journal_dir))
+}
+
+/// The `McpFaultApplied` entries journaled, as `(fault, call, server)`.
+fn faults_applied(journal_dir: &std::path::Path) -> Vec<(String, usize, String)> {
+    let journal = fake_antigravity::journal::read_dir(journal_dir).unwrap_or_default();
+    journal
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| match entry {
+            JournalEntry::McpFaultApplied {
+                fault,
+                call,
+                server,
+                effect,
+            } => {
+                assert!(!effect.is_empty(), "{fault}: no effect");
+                Some((fault, call, server))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_fault_journals_once_that_it_acted() {
+    // The `tools/call` entries each kind leaves (see the tests below).
+    for (kind, entries) in [
+        ("disconnect_mid_call", 2),
+        ("call_twice", 4),
+        ("call_after_turn", 4),
+        ("stale_token", 2),
+        ("burst", 130),
+        ("reset_while_result", 2),
+    ] {
+        let server = TestMcpServer::start().await;
+        let (_, applied) = run_at(kind, 0, &server, entries).await;
+        assert_eq!(applied, [(kind.to_owned(), 0, "dsh".to_owned())], "{kind}");
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_fault_whose_call_never_comes_journals_nothing() {
+    let server = TestMcpServer::start().await;
+    // The script makes one call (index 0): the fault at call 1 never strikes.
+    let (seen, applied) = run_at("call_twice", 1, &server, 2).await;
+    assert_eq!(server.calls().len(), 1, "{seen:?}");
+    assert_eq!(applied, []);
+    server.stop().await;
 }
 
 #[tokio::test]

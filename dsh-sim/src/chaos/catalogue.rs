@@ -285,6 +285,16 @@ mod tests {
     }
 
     #[test]
+    fn no_two_rows_share_a_name() {
+        // The driver finds a run's fault among the journaled ones by its name alone.
+        let mut names: Vec<&str> = CATALOGUE.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "{names:?}");
+    }
+
+    #[test]
     fn a_server_row_adds_one_fault_with_its_point() {
         let mut scenario = json!({"fake": {}});
         let mut rng = SplitMix64::new(1);

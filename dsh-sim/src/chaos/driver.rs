@@ -35,8 +35,9 @@ pub struct ChaosSettings {
 pub struct FaultTally {
     /// Runs that picked it.
     pub picked: u64,
-    /// Of those, runs whose fault point was reached (a server fault's frame was written
-    /// up to; process switches always strike).
+    /// Of those, runs whose fault struck: a server or MCP client fault the fake journaled
+    /// as applied, a DSH fault the runner saw strike; process switches and install faults
+    /// always strike.
     pub struck: u64,
     /// Runs that broke an invariant.
     pub failed: u64,
@@ -91,6 +92,7 @@ fn run_logged(
         .enable_all()
         .build()?;
     let mut options = RunnerOptions::with_fake(program.to_owned());
+    options.faults_drawn = true;
     options.time_bound = Duration::from_secs(8);
     options.dispose_bound = Duration::from_secs(5);
     options.limits.stream_close_bound = Duration::from_secs(2);
@@ -122,15 +124,16 @@ fn run_logged(
         let tally = summary.by_fault.entry(planned.fault.name).or_default();
         tally.picked += 1;
         let chaos = report.chaos.unwrap_or_default();
-        // Whether the fault's point was reached: a server fault's frame, an MCP fault's
-        // call, a DSH fault's own record (the runner notes one that never struck);
-        // an install fault always strikes.
-        let struck = planned
-            .at_frame
-            .is_none_or(|frame| chaos.frames_written as u64 >= frame)
-            && planned
-                .at_call
-                .is_none_or(|call| chaos.mcp_calls as u64 > call)
+        // Whether the fault struck: a fault of the fake's script (a server fault at a
+        // frame, an MCP fault at a call) only when the fake journaled it applied; a DSH
+        // fault by its own record (the runner notes one that never struck); a process
+        // switch or an install fault always strikes.
+        let in_fake_script = planned.at_frame.is_some() || planned.at_call.is_some();
+        let struck = (!in_fake_script
+            || chaos
+                .faults_applied
+                .iter()
+                .any(|name| name == planned.fault.name))
             && !report
                 .notes
                 .iter()

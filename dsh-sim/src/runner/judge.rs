@@ -9,6 +9,8 @@
 //! - [`leak`]: the leak check after disposal;
 //! - [`conversations`] and [`server_home`]: B08 after disposal, against the fake and
 //!   against a server the runner did not script;
+//! - [`fake_faults`]: whether the fake's scripted faults (`fake.faults`,
+//!   `fake.mcp_client.fault`) acted, by its journal;
 //! - [`install`]: an install scenario, judged from outside the adapter;
 //! - [`model_api`]: under a real agent, what the scripted model API was sent;
 //! - [`chaos`]: the chaos invariants every `dsh-sim chaos` run is judged by, what watches
@@ -19,6 +21,7 @@ pub mod between_runs;
 pub mod chaos;
 pub mod conversations;
 pub mod expect;
+pub mod fake_faults;
 pub mod install;
 pub mod leak;
 pub mod model_api;

@@ -68,6 +68,11 @@ pub struct RunnerOptions {
     /// Drive the chat through DSH's own agent loop in Node (`--real-loop`) instead of
     /// dsh-sim's; `None`: dsh-sim's loop.
     pub real_loop: Option<RealLoopHost>,
+    /// The scenario's fault points were drawn (`dsh-sim chaos`): a scripted fault that
+    /// never struck (of the fake, or `dsh.fault`) is a note, since a drawn point may lie
+    /// past the run's end, and the session counts it as not struck. Otherwise (a scenario
+    /// file, a replay run as one) such a fault fails the run: it proved nothing.
+    pub faults_drawn: bool,
 }
 
 /// The default bound on one scenario's chat against the fake. The slowest scenario
@@ -93,6 +98,7 @@ impl RunnerOptions {
             tap_program: None,
             confinement: ConfinementOptions::default(),
             real_loop: None,
+            faults_drawn: false,
         }
     }
 }

@@ -80,6 +80,18 @@ fn arrow(n: usize, entry: &JournalEntry) -> Option<String> {
         JournalEntry::ConversationFileVanished { file, .. } => {
             format!("Note over {server}: B08 FILE VANISHED {}", sanitize(file))
         }
+        JournalEntry::ServerFaultApplied { fault, frame, .. } => {
+            format!(
+                "Note over {server}: FAULT {} at frame {frame}",
+                sanitize(fault)
+            )
+        }
+        JournalEntry::McpFaultApplied { fault, call, .. } => {
+            format!(
+                "Note over {server}: MCP FAULT {} at call {call}",
+                sanitize(fault)
+            )
+        }
         JournalEntry::Exited { reason } => {
             format!("Note over {server}: exited ({})", sanitize(reason))
         }

@@ -2,7 +2,12 @@
 //! fake's client misbehaves at one `tools/call`, on real loopback HTTP. Every request a
 //! fault sends is journaled (`McpRequest` with its `rpc_id`), and so is every response it
 //! gets or the failure in its place (`McpResponse`, same `rpc_id`), one entry per response,
-//! so a judge can tell from the journal how often each request was answered.
+//! so a judge can tell from the journal how often each request was answered. A fault that
+//! acted is journaled once (`McpFaultApplied`: its kind, its call, what it did) when its
+//! misbehaviour is on the wire: the requests it sends are about to go, the replay after
+//! the turn is about to go, the connection was dropped after the request, or was reset at
+//! the answer's first byte. A struck call that fails before that (no connection, no answer
+//! to reset) journals no `McpFaultApplied`.
 //!
 //! The call counter, the servers of earlier sessions and the replay waiting for the
 //! prompt's result are per process (statics): a fake process is one server.
@@ -48,14 +53,23 @@ pub struct Target {
 #[derive(Debug)]
 struct Replay {
     target: Target,
+    /// The index of the struck call.
+    call: usize,
     id: u64,
     params: Value,
 }
 
-/// Counts a `tools/call`; the fault's kind when this is the call it strikes.
-pub(crate) fn strikes(fault: Option<McpFault>) -> Option<McpFaultKind> {
+/// Counts a `tools/call`; the fault when this is the call it strikes.
+pub(crate) fn strikes(fault: Option<McpFault>) -> Option<McpFault> {
     let index = CALLS.fetch_add(1, Ordering::SeqCst);
-    fault.filter(|f| f.call == index).map(|f| f.kind)
+    fault.filter(|f| f.call == index)
+}
+
+/// Journals that `fault` acted, doing `effect`.
+fn applied(target: &Target, fault: McpFault, effect: String) {
+    target
+        .journal
+        .fault_applied(fault.kind.name(), fault.call, effect);
 }
 
 /// How many JSON-RPC ids a fault of `kind` sends requests under.
@@ -81,6 +95,18 @@ pub async fn after_prompt_answered() {
         .map(|mut r| std::mem::take(&mut *r))
         .unwrap_or_default();
     for replay in replays {
+        let fault = McpFault {
+            kind: McpFaultKind::CallAfterTurn,
+            call: replay.call,
+        };
+        applied(
+            &replay.target,
+            fault,
+            format!(
+                "POSTed request {} again after the prompt's result",
+                replay.id
+            ),
+        );
         let _ignored = post_journaled(&replay.target, replay.id, &replay.params).await;
     }
 }
@@ -92,18 +118,23 @@ fn failed(message: String) -> McpClientError {
     }
 }
 
-/// Runs the struck `tools/call` the way `kind` says.
+/// Runs the struck `tools/call` the way `fault` says.
 pub(crate) async fn faulty_call(
     target: Target,
-    kind: McpFaultKind,
+    fault: McpFault,
     params: Value,
 ) -> Result<Value, McpClientError> {
     let id = target.first_id;
-    match kind {
+    match fault.kind {
         McpFaultKind::DisconnectMidCall | McpFaultKind::ResetWhileResult => {
-            raw_call(&target, id, &params, kind).await
+            raw_call(&target, id, &params, fault).await
         }
         McpFaultKind::CallTwice => {
+            applied(
+                &target,
+                fault,
+                format!("POSTed request {id} twice at once, on two connections"),
+            );
             let (first, second) = tokio::join!(
                 post_journaled(&target, id, &params),
                 post_journaled(&target, id, &params)
@@ -116,13 +147,24 @@ pub(crate) async fn faulty_call(
         McpFaultKind::CallAfterTurn => {
             let outcome = post_journaled(&target, id, &params).await;
             if let Ok(mut replays) = REPLAYS.lock() {
-                replays.push(Replay { target, id, params });
+                replays.push(Replay {
+                    target,
+                    call: fault.call,
+                    id,
+                    params,
+                });
             }
             outcome
         }
         McpFaultKind::StaleToken => {
             let mut stale = target.clone();
             let token = stale_authorization(&target);
+            let whose = if token == NEVER_ISSUED {
+                "a bearer token no bridge issued"
+            } else {
+                "the Authorization of an earlier session's server"
+            };
+            applied(&target, fault, format!("sent request {id} with {whose}"));
             stale
                 .headers
                 .retain(|(name, _)| name != http::header::AUTHORIZATION);
@@ -130,6 +172,14 @@ pub(crate) async fn faulty_call(
             post_journaled(&stale, id, &params).await
         }
         McpFaultKind::Burst => {
+            applied(
+                &target,
+                fault,
+                format!(
+                    "POSTed {BURST_CALLS} calls at once (ids {id} to {})",
+                    id + BURST_CALLS - 1
+                ),
+            );
             let calls = (0..BURST_CALLS).map(|n| post_journaled(&target, id + n, &params));
             let mut outcomes = futures::future::join_all(calls).await.into_iter();
             outcomes
@@ -235,12 +285,12 @@ async fn raw_call(
     target: &Target,
     id: u64,
     params: &Value,
-    kind: McpFaultKind,
+    fault: McpFault,
 ) -> Result<Value, McpClientError> {
     target
         .journal
         .request("tools/call", params.clone(), Some(id));
-    let outcome = tokio::time::timeout(target.limit, raw_exchange(target, id, params, kind))
+    let outcome = tokio::time::timeout(target.limit, raw_exchange(target, id, params, fault))
         .await
         .unwrap_or_else(|_| format!("timed out after {} ms", target.limit.as_millis()));
     target.journal.response(
@@ -252,8 +302,9 @@ async fn raw_call(
     Err(failed(outcome))
 }
 
-/// What became of a hand-written request, as the journal's error text.
-async fn raw_exchange(target: &Target, id: u64, params: &Value, kind: McpFaultKind) -> String {
+/// What became of a hand-written request, as the journal's error text; journals the fault
+/// once it acted.
+async fn raw_exchange(target: &Target, id: u64, params: &Value, fault: McpFault) -> String {
     let Some((authority, path)) = split_url(&target.url) else {
         return format!("not an http:// URL: {}", target.url);
     };
@@ -279,19 +330,34 @@ async fn raw_exchange(target: &Target, id: u64, params: &Value, kind: McpFaultKi
     if let Err(e) = stream.write_all(&request).await {
         return format!("transport: {e}");
     }
-    if kind == McpFaultKind::DisconnectMidCall {
+    if fault.kind == McpFaultKind::DisconnectMidCall {
         let _closing = stream.shutdown().await;
         drop(stream);
+        applied(
+            target,
+            fault,
+            format!("wrote request {id} whole, then closed the connection before any answer"),
+        );
         return "disconnected by the client before any answer (fault disconnect_mid_call)".into();
     }
     let mut first = [0u8; 1];
     let read = stream.read(&mut first).await;
     // Without SO_LINGER 0 the close would be a clean FIN, not a reset.
-    let _lingerless = stream.set_zero_linger().is_ok();
+    let lingerless = stream.set_zero_linger().is_ok();
     drop(stream);
     match read {
         Ok(0) => "the bridge closed the connection before answering".into(),
         Ok(_) => {
+            let how = if lingerless {
+                "reset the connection (TCP RST)"
+            } else {
+                "closed the connection (SO_LINGER 0 refused: a FIN, not a reset)"
+            };
+            applied(
+                target,
+                fault,
+                format!("{how} at the first byte of the answer to request {id}"),
+            );
             "reset by the client at the first byte of the answer (fault reset_while_result)".into()
         }
         Err(e) => format!("transport: {e}"),
@@ -321,7 +387,7 @@ mod tests {
             call: next + 1,
         });
         assert_eq!(strikes(fault), None);
-        assert_eq!(strikes(fault), Some(McpFaultKind::Burst));
+        assert_eq!(strikes(fault), fault);
         assert_eq!(strikes(fault), None);
         assert_eq!(ids_needed(McpFaultKind::Burst), 65);
         assert_eq!(ids_needed(McpFaultKind::CallTwice), 1);

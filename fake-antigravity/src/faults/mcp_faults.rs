@@ -48,3 +48,42 @@ pub enum McpFaultKind {
     /// rest. The call fails on the fake's side (`reset by the client`).
     ResetWhileResult,
 }
+
+impl McpFaultKind {
+    /// Every kind, in the order the documentation lists them.
+    pub const ALL: [Self; 6] = [
+        Self::DisconnectMidCall,
+        Self::CallTwice,
+        Self::CallAfterTurn,
+        Self::StaleToken,
+        Self::Burst,
+        Self::ResetWhileResult,
+    ];
+
+    /// Its spelling in a script (`disconnect_mid_call`, `call_twice`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DisconnectMidCall => "disconnect_mid_call",
+            Self::CallTwice => "call_twice",
+            Self::CallAfterTurn => "call_after_turn",
+            Self::StaleToken => "stale_token",
+            Self::Burst => "burst",
+            Self::ResetWhileResult => "reset_while_result",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_by_its_name() -> Result<(), serde_json::Error> {
+        for kind in McpFaultKind::ALL {
+            let text = serde_json::to_string(&kind)?;
+            assert_eq!(text, format!("\"{}\"", kind.name()));
+            assert_eq!(serde_json::from_str::<McpFaultKind>(&text)?, kind);
+        }
+        Ok(())
+    }
+}

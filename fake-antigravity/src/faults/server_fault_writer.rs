@@ -5,11 +5,18 @@
 //! frame whole, then writes the segments the armed fault makes of it, in order, each
 //! optionally followed by an act (a pause, a stall, closing stdout, exiting, SIGKILL).
 //!
+//! Each fault that strikes is journaled (`ServerFaultApplied`: its kind, its frame, what it
+//! did) the moment the writer decides what the frame becomes, before any of the frame's
+//! bytes or its act: a fault that ends the process (`exit`, `sigkill`) is on disk first,
+//! since the journal writes each line with one `write`. A fault never due, or due but
+//! still waiting for a frame of its shape, journals nothing.
+//!
 //! Without faults or a secret, [`with_faults`] returns stdout untouched.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,6 +24,8 @@ use serde_json::Value;
 use tokio::io::AsyncWrite;
 
 use crate::faults::server_faults::{ServerFault, ServerFaultKind};
+use crate::journal::JournalEntry;
+use crate::journal::writer::JournalWriter;
 use crate::script::Script;
 
 /// The stall of `stall_then_resume` when the script names no `ms`.
@@ -25,11 +34,15 @@ const DEFAULT_STALL_MS: u64 = 300;
 const SPLIT_PAUSE: Duration = Duration::from_millis(5);
 /// The exit status of the `exit` fault.
 const EXIT_STATUS: i32 = 3;
+/// The session of `unknown_session_notification`'s chunk.
+const UNKNOWN_SESSION: &str = "chaos-unknown-session";
 
-/// `stdout` wrapped with the script's faults and secret, if it has any.
+/// `stdout` wrapped with the script's faults and secret, if it has any; each fault that
+/// strikes is journaled into `journal`.
 pub fn with_faults(
     stdout: Box<dyn AsyncWrite + Send + Unpin>,
     script: &Script,
+    journal: Option<Arc<JournalWriter>>,
 ) -> Box<dyn AsyncWrite + Send + Unpin> {
     if script.faults.is_empty() && script.planted_secret.is_none() {
         return stdout;
@@ -41,6 +54,7 @@ pub fn with_faults(
         stdout,
         script.faults.clone(),
         script.planted_secret.clone(),
+        journal,
     ))
 }
 
@@ -98,11 +112,18 @@ pub struct FaultWriter<W> {
     newline_owed: bool,
     /// The session of the newest `session/update` written.
     last_session: Option<String>,
+    /// Where each fault that strikes is journaled.
+    journal: Option<Arc<JournalWriter>>,
 }
 
 impl<W> FaultWriter<W> {
-    /// Wraps `inner`.
-    pub fn new(inner: W, mut faults: Vec<ServerFault>, secret: Option<String>) -> Self {
+    /// Wraps `inner`; each fault that strikes is journaled into `journal`.
+    pub fn new(
+        inner: W,
+        mut faults: Vec<ServerFault>,
+        secret: Option<String>,
+        journal: Option<Arc<JournalWriter>>,
+    ) -> Self {
         faults.sort_by_key(|f| f.at_frame);
         Self {
             inner: Some(inner),
@@ -115,6 +136,7 @@ impl<W> FaultWriter<W> {
             stalled: false,
             newline_owed: false,
             last_session: None,
+            journal,
         }
     }
 
@@ -139,57 +161,112 @@ impl<W> FaultWriter<W> {
         let Some(fault) = self.armed.front().cloned().filter(|_| due) else {
             return vec![Segment::line(&frame)];
         };
-        let struck = match fault.kind {
-            ServerFaultKind::Exit => Some(vec![Segment::act(Then::Exit)]),
-            ServerFaultKind::Sigkill => Some(vec![Segment::act(Then::Sigkill)]),
-            ServerFaultKind::Stall => Some(vec![Segment::act(Then::Stall)]),
-            ServerFaultKind::StallThenResume => Some(vec![
-                Segment::act(Then::Pause(Duration::from_millis(
-                    fault.ms.unwrap_or(DEFAULT_STALL_MS),
-                ))),
-                Segment::line(&frame),
-            ]),
-            ServerFaultKind::GarbageLine => {
-                Some(vec![Segment::line(b"garbage"), Segment::line(&frame)])
+        let Some((segments, effect)) = self.strike(&fault, &frame) else {
+            return vec![Segment::line(&frame)];
+        };
+        self.armed.pop_front();
+        if let Some(journal) = &self.journal {
+            journal.record(&JournalEntry::ServerFaultApplied {
+                fault: fault.kind.name().to_owned(),
+                at_frame: fault.at_frame,
+                frame: self.frames,
+                effect,
+            });
+        }
+        segments
+    }
+
+    /// What `fault`, due, makes of `frame` and what that does, in a few words; `None` when
+    /// the frame is not of the shape the fault waits for.
+    fn strike(&self, fault: &ServerFault, frame: &[u8]) -> Option<(Vec<Segment>, String)> {
+        Some(match fault.kind {
+            ServerFaultKind::Exit => (
+                vec![Segment::act(Then::Exit)],
+                format!("exited with status {EXIT_STATUS} instead of writing the frame"),
+            ),
+            ServerFaultKind::Sigkill => (
+                vec![Segment::act(Then::Sigkill)],
+                "sent itself SIGKILL instead of writing the frame".to_owned(),
+            ),
+            ServerFaultKind::Stall => (
+                vec![Segment::act(Then::Stall)],
+                "stopped writing, for good, instead of writing the frame".to_owned(),
+            ),
+            ServerFaultKind::StallThenResume => {
+                let ms = fault.ms.unwrap_or(DEFAULT_STALL_MS);
+                (
+                    vec![
+                        Segment::act(Then::Pause(Duration::from_millis(ms))),
+                        Segment::line(frame),
+                    ],
+                    format!("wrote nothing for {ms} ms, then the frame"),
+                )
             }
-            ServerFaultKind::TruncatedLine => Some(vec![Segment::line(&frame[..frame.len() / 2])]),
+            ServerFaultKind::GarbageLine => (
+                vec![Segment::line(b"garbage"), Segment::line(frame)],
+                "wrote the line `garbage` before the frame".to_owned(),
+            ),
+            ServerFaultKind::TruncatedLine => {
+                let half = frame.len() / 2;
+                (
+                    vec![Segment::line(&frame[..half])],
+                    format!(
+                        "wrote the first {half} of the frame's {} bytes instead of it",
+                        frame.len()
+                    ),
+                )
+            }
             ServerFaultKind::SplitFrame => {
                 let at = fault.at_byte.unwrap_or(1).min(frame.len());
-                Some(vec![
-                    Segment {
-                        bytes: frame[..at].to_vec(),
-                        then: Then::Pause(SPLIT_PAUSE),
-                    },
-                    Segment::line(&frame[at..]),
-                ])
+                (
+                    vec![
+                        Segment {
+                            bytes: frame[..at].to_vec(),
+                            then: Then::Pause(SPLIT_PAUSE),
+                        },
+                        Segment::line(&frame[at..]),
+                    ],
+                    format!(
+                        "wrote the frame in two writes split at byte {at}, {} ms apart",
+                        SPLIT_PAUSE.as_millis()
+                    ),
+                )
             }
-            ServerFaultKind::CloseStdout => Some(vec![Segment::act(Then::CloseStdout)]),
+            ServerFaultKind::CloseStdout => (
+                vec![Segment::act(Then::CloseStdout)],
+                "closed stdout instead of writing the frame".to_owned(),
+            ),
             ServerFaultKind::ResponseTwice => {
-                is_response(&frame).then(|| vec![Segment::line(&frame), Segment::line(&frame)])
+                if !is_response(frame) {
+                    return None;
+                }
+                (
+                    vec![Segment::line(frame), Segment::line(frame)],
+                    "wrote the response twice".to_owned(),
+                )
             }
-            ServerFaultKind::UnknownIdResponse => Some(vec![
-                Segment::line(&frame),
-                Segment::line(br#"{"jsonrpc":"2.0","id":987654321,"result":{}}"#),
-            ]),
-            ServerFaultKind::UnknownSessionNotification => Some(vec![
-                Segment::line(&chunk_for("chaos-unknown-session")),
-                Segment::line(&frame),
-            ]),
+            ServerFaultKind::UnknownIdResponse => (
+                vec![
+                    Segment::line(frame),
+                    Segment::line(br#"{"jsonrpc":"2.0","id":987654321,"result":{}}"#),
+                ],
+                "wrote a response to the unsent id 987654321 after the frame".to_owned(),
+            ),
+            ServerFaultKind::UnknownSessionNotification => (
+                vec![
+                    Segment::line(&chunk_for(UNKNOWN_SESSION)),
+                    Segment::line(frame),
+                ],
+                format!("wrote a chunk for the unknown session {UNKNOWN_SESSION} before the frame"),
+            ),
             ServerFaultKind::ChunkAfterResult => match &self.last_session {
-                Some(session) if is_prompt_result(&frame) => Some(vec![
-                    Segment::line(&frame),
-                    Segment::line(&chunk_for(session)),
-                ]),
-                _ => None,
+                Some(session) if is_prompt_result(frame) => (
+                    vec![Segment::line(frame), Segment::line(&chunk_for(session))],
+                    format!("wrote a chunk for session {session} after the prompt's result"),
+                ),
+                _ => return None,
             },
-        };
-        match struck {
-            Some(segments) => {
-                self.armed.pop_front();
-                segments
-            }
-            None => vec![Segment::line(&frame)],
-        }
+        })
     }
 }
 
@@ -390,16 +467,149 @@ mod tests {
     }
 
     async fn written(faults: Vec<ServerFault>, frames: &[&str]) -> std::io::Result<String> {
+        Ok(journaled(faults, frames).await?.0)
+    }
+
+    /// What the writer wrote, and the `ServerFaultApplied` entries it journaled.
+    async fn journaled(
+        faults: Vec<ServerFault>,
+        frames: &[&str],
+    ) -> std::io::Result<(String, Vec<JournalEntry>)> {
+        let dir = tempfile::tempdir()?;
+        let journal = Arc::new(
+            JournalWriter::create_in(dir.path())
+                .map_err(|e| std::io::Error::other(e.to_string()))?,
+        );
         let mut out = Vec::new();
         {
-            let mut writer = FaultWriter::new(&mut out, faults, Some("S3CR3T".to_owned()));
+            let mut writer = FaultWriter::new(
+                &mut out,
+                faults,
+                Some("S3CR3T".to_owned()),
+                Some(journal.clone()),
+            );
             for frame in frames {
                 writer.write_all(frame.as_bytes()).await?;
                 writer.write_all(b"\n").await?;
                 writer.flush().await?;
             }
         }
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        // Closed first: Windows removes no folder holding an open file.
+        drop(journal);
+        let entries = crate::journal::read_dir(dir.path())?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok((String::from_utf8_lossy(&out).into_owned(), entries))
+    }
+
+    fn applied(fault: &str, at_frame: usize, frame: usize, effect: &str) -> JournalEntry {
+        JournalEntry::ServerFaultApplied {
+            fault: fault.to_owned(),
+            at_frame,
+            frame,
+            effect: effect.to_owned(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_fault_never_due_journals_nothing() -> std::io::Result<()> {
+        let (out, entries) = journaled(
+            vec![fault(ServerFaultKind::Sigkill, 2)],
+            &["{\"a\":1}", "{\"b\":2}"],
+        )
+        .await?;
+        assert_eq!(out, "{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!(entries, Vec::new());
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_fault_that_strikes_journals_its_frame_and_effect_once() -> std::io::Result<()> {
+        let (_, entries) = journaled(
+            vec![fault(ServerFaultKind::GarbageLine, 1)],
+            &["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"],
+        )
+        .await?;
+        assert_eq!(
+            entries,
+            vec![applied(
+                "garbage_line",
+                1,
+                1,
+                "wrote the line `garbage` before the frame"
+            )]
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_response_twice_journals_only_when_a_response_comes() -> std::io::Result<()> {
+        let notification = "{\"method\":\"x\"}";
+        let (_, before) = journaled(
+            vec![fault(ServerFaultKind::ResponseTwice, 0)],
+            &[notification, notification],
+        )
+        .await?;
+        assert_eq!(before, Vec::new());
+        let (_, entries) = journaled(
+            vec![fault(ServerFaultKind::ResponseTwice, 0)],
+            &[notification, "{\"id\":1,\"result\":{}}"],
+        )
+        .await?;
+        assert_eq!(
+            entries,
+            vec![applied("response_twice", 0, 1, "wrote the response twice")]
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_truncated_line_journals_how_much_was_written() -> std::io::Result<()> {
+        let (_, entries) = journaled(
+            vec![fault(ServerFaultKind::TruncatedLine, 0)],
+            &["{\"id\":1,\"result\":{}}"],
+        )
+        .await?;
+        assert_eq!(
+            entries,
+            vec![applied(
+                "truncated_line",
+                0,
+                0,
+                "wrote the first 10 of the frame's 20 bytes instead of it"
+            )]
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn two_faults_journal_in_the_order_they_strike() -> std::io::Result<()> {
+        let mut split = fault(ServerFaultKind::SplitFrame, 2);
+        split.at_byte = Some(3);
+        let (_, entries) = journaled(
+            vec![split, fault(ServerFaultKind::UnknownIdResponse, 0)],
+            &["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"],
+        )
+        .await?;
+        assert_eq!(
+            entries,
+            vec![
+                applied(
+                    "unknown_id_response",
+                    0,
+                    0,
+                    "wrote a response to the unsent id 987654321 after the frame"
+                ),
+                applied(
+                    "split_frame",
+                    2,
+                    2,
+                    "wrote the frame in two writes split at byte 3, 5 ms apart"
+                ),
+            ]
+        );
+        Ok(())
     }
 
     #[tokio::test]

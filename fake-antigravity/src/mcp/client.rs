@@ -322,10 +322,10 @@ impl McpConnection {
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, McpClientError> {
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         let params = json!({"name": tool, "arguments": arguments});
-        if let Some(kind) = mcp_fault_calls::strikes(self.fault) {
+        if let Some(fault) = mcp_fault_calls::strikes(self.fault) {
             return mcp_fault_calls::faulty_call(
-                self.fault_target(mcp_fault_calls::ids_needed(kind)),
-                kind,
+                self.fault_target(mcp_fault_calls::ids_needed(fault.kind)),
+                fault,
                 params,
             )
             .await;

@@ -1,7 +1,8 @@
 //! What every MCP exchange of the fake shares, whether the client makes it (`mcp/client.rs`)
 //! or an MCP client fault does (`faults/mcp_fault_calls.rs`): why an exchange failed
 //! ([`McpClientError`]), the journal of one server's traffic (`McpJournal`: one
-//! `McpRequest` per request, one `McpResponse` per answer or failure, with its JSON-RPC id),
+//! `McpRequest` per request, one `McpResponse` per answer or failure, with its JSON-RPC id,
+//! and one `McpFaultApplied` per MCP client fault that acted),
 //! whether an answer comes as an event stream (`is_event_stream`), and the JSON-RPC answer
 //! found in a response body (`answer_in_body`). Both import this
 //! file, so the faults need not import the client that calls them (no two files import
@@ -66,6 +67,19 @@ impl McpJournal {
                 method: method.to_string(),
                 params,
                 rpc_id,
+            });
+        }
+    }
+
+    /// Journals that the MCP client fault `fault` (its script name) was applied to this
+    /// process's `tools/call` number `call`, doing `effect`.
+    pub(crate) fn fault_applied(&self, fault: &str, call: usize, effect: String) {
+        if let Some(journal) = &self.journal {
+            journal.record(&JournalEntry::McpFaultApplied {
+                fault: fault.to_owned(),
+                call,
+                server: self.server.clone(),
+                effect,
             });
         }
     }

@@ -64,42 +64,17 @@ pub struct ChaosOutcome {
     pub violations: Vec<String>,
     /// The run's slowest terminal chunk.
     pub slowest: Option<Slowest>,
-    /// The most frames one fake process wrote (the journal's `AcpOut` entries), to tell
-    /// whether a fault's frame was reached.
-    pub frames_written: usize,
-    /// The most MCP `tools/call` requests one fake process made, to tell whether an MCP
-    /// fault's call was reached.
-    pub mcp_calls: usize,
+    /// The kind names of the server and MCP client faults the fake journaled as applied
+    /// (`ServerFaultApplied`, `McpFaultApplied`, any process), to tell whether the run's
+    /// fault struck.
+    pub faults_applied: Vec<String>,
 }
 
 /// Judges one run.
 pub fn judge(expect: &ChaosExpectation, observed: &Observed<'_>) -> ChaosOutcome {
     let bound = Duration::from_millis(expect.terminal_bound_ms);
     let mut outcome = ChaosOutcome {
-        frames_written: observed
-            .journal
-            .iter()
-            .map(|process| {
-                process
-                    .iter()
-                    .filter(|e| matches!(e, JournalEntry::AcpOut { .. }))
-                    .count()
-            })
-            .max()
-            .unwrap_or(0),
-        mcp_calls: observed
-            .journal
-            .iter()
-            .map(|process| {
-                process
-                    .iter()
-                    .filter(|e| {
-                        matches!(e, JournalEntry::McpRequest { method, .. } if method == "tools/call")
-                    })
-                    .count()
-            })
-            .max()
-            .unwrap_or(0),
+        faults_applied: crate::runner::judge::fake_faults::applied_names(observed.journal),
         ..ChaosOutcome::default()
     };
     terminals(observed.transcript, bound, &mut outcome);

@@ -191,6 +191,8 @@ fn process_facts(entries: &[JournalEntry]) -> ProcessFacts {
             JournalEntry::SlashCommand { command, .. } => {
                 facts.slash_commands.push(format!("/{command}"));
             }
+            // Whether each scripted fault acted is no wire fact: it is judged apart.
+            JournalEntry::ServerFaultApplied { .. } | JournalEntry::McpFaultApplied { .. } => {}
             // The credentials are judged on disk after the run (`runner/judge/conversations.rs`).
             JournalEntry::SettingsWritten { auth_type, by } => {
                 let written = auth_type.as_deref().unwrap_or("none");
