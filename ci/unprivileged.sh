@@ -20,7 +20,9 @@ fi
 command -v setpriv >/dev/null || { echo "setpriv (util-linux) is needed to drop root" >&2; exit 1; }
 
 echo "== the confinement test as an unprivileged user (setpriv, uid nobody)"
-binary=$(cargo test --locked -q -p antigravity-acp --test confinement --no-run --message-format=json |
+# The workspace's own build of the test (`cargo test --workspace` made it just before):
+# `-p antigravity-acp` alone would resolve features differently and rebuild half of it.
+binary=$(cargo test --workspace --locked -q --no-run --message-format=json |
   node -e '
     let out = "";
     process.stdin.on("data", (c) => (out += c)).on("end", () => {

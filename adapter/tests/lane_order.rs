@@ -50,8 +50,11 @@ fn config(scratch: &Path, pidfile: &Path) -> Result<AdapterConfig, Failure> {
         }
         .into(),
         scratch_root: Some(turns),
-        timeout: Duration::from_millis(500),
-        shutdown_grace: Duration::from_millis(200),
+        // Wide margins on a loaded machine: the first server has the whole timeout to
+        // write its pid, and the test the whole grace to count the servers before the lane
+        // hands over.
+        timeout: Duration::from_millis(1500),
+        shutdown_grace: Duration::from_millis(1500),
         extra_write_paths: vec![scratch.to_path_buf()],
         ..AdapterConfig::default()
     })

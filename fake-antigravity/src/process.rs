@@ -129,14 +129,16 @@ where
     let home = writes_home.then_some(home);
     let (code, reason) =
         runtime.block_on(run(&options, script, journal.clone(), held_files.clone()));
+    // A fallback stdin reader may sit in a blocking read: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
     if let Some(journal) = &journal {
+        // The last look at the held files, as late as the process can: a file removed
+        // from now on is removed from a process about to be gone.
         for entry in vanished_entries(&held_files, home.as_deref(), "exit") {
             journal.record(&entry);
         }
         journal.record(&JournalEntry::Exited { reason });
     }
-    // A fallback stdin reader may sit in a blocking read: do not wait for it.
-    runtime.shutdown_timeout(Duration::from_millis(100));
     code
 }
 

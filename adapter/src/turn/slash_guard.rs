@@ -21,13 +21,14 @@ fn breaks_line(c: char) -> bool {
     )
 }
 
-/// What may stand before a command and still leave it one: white space, zero-width
-/// characters, the byte-order mark.
+/// What may stand before a command and still leave it one: white space as Rust or
+/// Python's `str.isspace` knows it (Python's adds U+001C–U+001F), zero-width characters,
+/// the byte-order mark.
 fn is_blank(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
-            '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+            '\u{1c}'..='\u{1f}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
         )
 }
 
@@ -108,6 +109,24 @@ mod tests {
                 let expected = format!("What does this do?{sep}{blanks}\\/logout");
                 assert_eq!(escape_slash_commands(text), expected, "{sep:?} {blanks:?}");
             }
+        }
+    }
+
+    /// Python's `str.isspace` characters, written out (the real server is Python, so a
+    /// line it strips before reading a command may start with any of them).
+    const PYTHON_ISSPACE: [&str; 29] = [
+        "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", " ", "\u{85}", "\u{a0}",
+        "\u{1680}", "\u{2000}", "\u{2001}", "\u{2002}", "\u{2003}", "\u{2004}", "\u{2005}",
+        "\u{2006}", "\u{2007}", "\u{2008}", "\u{2009}", "\u{200a}", "\u{2028}", "\u{2029}",
+        "\u{202f}", "\u{205f}", "\u{3000}",
+    ];
+
+    #[test]
+    fn a_slash_after_any_of_pythons_white_space_at_a_line_start_is_escaped() {
+        for blank in PYTHON_ISSPACE {
+            let text = format!("What does this do?\n{blank}/logout");
+            let expected = format!("What does this do?\n{blank}\\/logout");
+            assert_eq!(escape_slash_commands(text), expected, "{blank:?}");
         }
     }
 

@@ -104,50 +104,37 @@ mod tests {
         Ok(())
     }
 
-    /// Returns once nobody holds the lock of the ledger at `path` (or it is gone), within
-    /// a bound. A pass over the ledgers locks each dead one while it reads it; a child
-    /// that another test of this binary forks in that instant holds a copy of the lock
-    /// until it execs, and the next pass would then take the dead ledger for a live one.
-    async fn await_unlocked(path: &Path) -> crate::TestResult {
-        let started = std::time::Instant::now();
-        loop {
-            let Ok(file) = std::fs::File::open(path) else {
-                return Ok(());
-            };
-            if file.try_lock().is_ok() {
-                return Ok(());
-            }
-            if started.elapsed() > std::time::Duration::from_secs(10) {
-                return Err(format!("{} stayed locked", path.display()).into());
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-        }
+    /// A scratch root holding two dead owners' ledgers (three sessions) and a live one's,
+    /// whose lock the returned handle holds.
+    fn planted_root(dir: &Path) -> Result<std::fs::File, test_support::Failure> {
+        let home = dir.join("home");
+        plant_dead_ledger(dir, "aaaaaa", &home, &["s1", "s2"])?;
+        plant_dead_ledger(dir, "bbbbbb", &home, &["s3"])?;
+        let live = dir.join("antigravity-acp-cccccc.sessions");
+        std::fs::write(&live, format!("home {}\nsession s4\n", home.display()))?;
+        let held = std::fs::File::open(&live)?;
+        held.lock()?;
+        Ok(held)
     }
 
-    async fn await_dead_ledgers_unlocked(root: &Path) -> crate::TestResult {
-        for name in ["aaaaaa", "bbbbbb"] {
-            await_unlocked(&root.join(format!("antigravity-acp-{name}.sessions"))).await?;
+    fn config_for(root: &Path) -> AdapterConfig {
+        AdapterConfig {
+            scratch_root: Some(root.to_path_buf()),
+            ..AdapterConfig::default()
         }
-        Ok(())
     }
 
     /// Dead owners' ledgers are counted with their sessions, a locked one is not; `clean`
     /// sweeps the dead ones and reports what it swept.
     #[tokio::test]
     async fn leftovers_are_counted_and_swept_on_request() -> crate::TestResult {
-        let root = tempfile::tempdir()?;
-        let home = root.path().join("home");
-        plant_dead_ledger(root.path(), "aaaaaa", &home, &["s1", "s2"])?;
-        plant_dead_ledger(root.path(), "bbbbbb", &home, &["s3"])?;
-        let live = root.path().join("antigravity-acp-cccccc.sessions");
-        std::fs::write(&live, format!("home {}\nsession s4\n", home.display()))?;
-        let held = std::fs::File::open(&live)?;
-        held.lock()?;
-        let config = AdapterConfig {
-            scratch_root: Some(root.path().to_path_buf()),
-            ..AdapterConfig::default()
-        };
-        let counted = leftovers_check(&config, false).await;
+        // Counted and swept in two roots: a pass over the ledgers locks each dead one while
+        // it reads it, and a child that another test of this binary forks in that instant
+        // holds a copy of the lock until it execs; a sweep of the same root just after the
+        // count could then take a dead ledger for a live one.
+        let counted_root = tempfile::tempdir()?;
+        let held_counted = planted_root(counted_root.path())?;
+        let counted = leftovers_check(&config_for(counted_root.path()), false).await;
         assert_eq!(counted.status, CheckStatus::Warn);
         assert_eq!(counted.brief, "3 left");
         assert!(counted.detail.contains("2 ledger(s)"), "{}", counted.detail);
@@ -158,10 +145,16 @@ mod tests {
                 .is_some_and(|f| f.contains("--clean"))
         );
         assert!(
-            root.path().join("antigravity-acp-aaaaaa.sessions").exists(),
+            counted_root
+                .path()
+                .join("antigravity-acp-aaaaaa.sessions")
+                .exists(),
             "counting removed a ledger"
         );
-        await_dead_ledgers_unlocked(root.path()).await?;
+
+        let root = tempfile::tempdir()?;
+        let held = planted_root(root.path())?;
+        let config = config_for(root.path());
         let cleaned = leftovers_check(&config, true).await;
         assert_eq!(cleaned.status, CheckStatus::Ok, "{cleaned:?}");
         assert!(
@@ -169,12 +162,15 @@ mod tests {
             "{}",
             cleaned.detail
         );
-        assert!(live.exists(), "a live owner's ledger was swept");
+        assert!(
+            root.path().join("antigravity-acp-cccccc.sessions").exists(),
+            "a live owner's ledger was swept"
+        );
+        assert!(!root.path().join("antigravity-acp-aaaaaa.sessions").exists());
         let again = leftovers_check(&config, true).await;
         assert_eq!(again.status, CheckStatus::Ok);
         assert!(again.detail.starts_with("no sessions"), "{}", again.detail);
-        assert!(!root.path().join("antigravity-acp-aaaaaa.sessions").exists());
-        drop(held);
+        drop((held, held_counted));
         Ok(())
     }
 }

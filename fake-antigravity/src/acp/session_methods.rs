@@ -131,9 +131,15 @@ fn write_conversation_files(agent: &FakeAgent, session_id: &str, cwd: &str) {
         .held_files
         .hold(session_id, &files.sqlite_files(session_id))
     {
-        agent.log.warning(
-            "conversation_store.py:90",
-            &format!("could not open the conversation of session {session_id}: {error}"),
+        // The switch asked for the files to be held: a hold that failed would leave B08's
+        // check of a live server's files proving nothing, so the run fails instead.
+        agent.expectation_failed(
+            0,
+            0,
+            format!(
+                "session_new.hold_conversation_files: could not hold the files of session \
+                 {session_id} open: {error}"
+            ),
         );
     }
 }

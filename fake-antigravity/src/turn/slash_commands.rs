@@ -27,13 +27,14 @@ const LINE_BREAKS: [char; 10] = [
     '\n', '\r', '\u{0B}', '\u{0C}', '\u{1C}', '\u{1D}', '\u{1E}', '\u{85}', '\u{2028}', '\u{2029}',
 ];
 
-/// What may come before the `/`: whitespace, and the invisible characters that are not
-/// (zero-width space, joiners, word joiner, byte-order mark).
+/// What may come before the `/`: whitespace as Rust or Python's `str.isspace` knows it
+/// (Python's adds U+001C–U+001F), and the invisible characters that are not (zero-width
+/// space, joiners, word joiner, byte-order mark).
 fn blank(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
-            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}'
+            '\u{1C}'..='\u{1F}' | '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}'
         )
 }
 
