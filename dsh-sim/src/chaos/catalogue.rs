@@ -140,6 +140,20 @@ pub const CATALOGUE: &[FaultRow] = &[
     },
 ];
 
+/// The faults that cannot hold on Windows, and why (a family asked for by name, or the
+/// whole catalogue, leaves them out there).
+const NOT_ON_WINDOWS: [&str; 1] = ["swap_file_before_launch"];
+
+/// Why [`NOT_ON_WINDOWS`] cannot hold there.
+const NOT_ON_WINDOWS_REASON: &str = "Windows keeps a retired install's files while the pooled \
+     server that was launched from them runs, so a swapped file cannot retire it \
+     (install/swap_file_retires_pooled_process is marked linux, macos)";
+
+/// Whether `row` can hold on this system.
+pub fn runs_here(row: &FaultRow) -> bool {
+    !(cfg!(windows) && NOT_ON_WINDOWS.contains(&row.name))
+}
+
 /// The `tools/call` an MCP fault strikes at is drawn from `0..MCP_CALL_SPAN` (the fast
 /// tool scenarios make one or two calls per process; a point past the last is "not struck").
 pub const MCP_CALL_SPAN: u64 = 2;
@@ -236,16 +250,26 @@ pub fn entry<'a>(value: &'a mut Value, path: &[&str]) -> &'a mut Value {
     here
 }
 
-/// The rows `--faults LIST` names (a family or a fault name each; empty: every row).
+/// The rows `--faults LIST` names (a family or a fault name each; empty: every row), less
+/// the rows that cannot hold on this system ([`runs_here`]); naming one of those is an error.
 pub fn select(names: &[String]) -> Result<Vec<&'static FaultRow>, String> {
     if names.is_empty() {
-        return Ok(CATALOGUE.iter().collect());
+        return Ok(CATALOGUE.iter().filter(|row| runs_here(row)).collect());
+    }
+    if let Some(row) = CATALOGUE
+        .iter()
+        .find(|row| names.iter().any(|n| n == row.name) && !runs_here(row))
+    {
+        return Err(format!(
+            "the fault `{}` cannot hold on this system: {NOT_ON_WINDOWS_REASON}",
+            row.name
+        ));
     }
     let mut rows = Vec::new();
     for name in names {
         let matched: Vec<&FaultRow> = CATALOGUE
             .iter()
-            .filter(|row| row.name == name || row.family == name)
+            .filter(|row| (row.name == name || row.family == name) && runs_here(row))
             .collect();
         if matched.is_empty() {
             return Err(format!(
@@ -265,6 +289,31 @@ pub fn select(names: &[String]) -> Result<Vec<&'static FaultRow>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_rows_that_hold_here_are_selected() -> Result<(), String> {
+        let all = select(&[])?;
+        let install = select(&["install".to_owned()])?;
+        let swap = select(&["swap_file_before_launch".to_owned()]);
+        if cfg!(windows) {
+            assert!(all.iter().all(|row| row.name != "swap_file_before_launch"));
+            assert!(
+                install
+                    .iter()
+                    .all(|row| row.name != "swap_file_before_launch")
+            );
+            assert!(swap.is_err_and(|e| e.contains("cannot hold on this system")));
+        } else {
+            assert_eq!(all.len(), CATALOGUE.len());
+            assert!(
+                install
+                    .iter()
+                    .any(|row| row.name == "swap_file_before_launch")
+            );
+            assert!(swap.is_ok());
+        }
+        Ok(())
+    }
 
     #[test]
     fn every_server_row_names_a_kind_the_fake_knows() {
