@@ -215,3 +215,38 @@ fn a_ledger_without_a_complete_home_line_is_left() -> crate::TestResult {
     assert_eq!(parse_ledger("home relative\n"), None);
     Ok(())
 }
+
+/// A session the server keeps under a cwd outside the process's scratch folder (a server
+/// whose `.meta` names another folder, or none) is still removed: by the id the ledger
+/// recorded when `session/new` was answered.
+#[test]
+fn a_recorded_session_is_removed_even_when_its_meta_names_another_folder() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    let scratch = root.path().join("antigravity-acp-abc123");
+    std::fs::create_dir(&scratch)?;
+    let mut ledger =
+        ConversationLedger::start(&scratch, &env_for(&home)).ok_or("no ledger started")?;
+    ledger.opening();
+    plant_session(&home, "s1", &root.path().join("not-the-scratch"))?;
+    ledger.opened(Some("s1"));
+    ledger.remove_all(&scratch);
+    assert_eq!(left(&home), Vec::<String>::new());
+    Ok(())
+}
+
+/// A `.sessions` file in the scratch root that is not named as the adapter names its
+/// ledgers (`antigravity-acp-<name>.sessions`) is another program's: never swept, nor
+/// the sessions it lists.
+#[test]
+fn a_ledger_not_named_as_ours_is_never_swept() -> crate::TestResult {
+    let root = tempfile::tempdir()?;
+    let home = root.path().join("home");
+    plant_session(&home, "s9", &root.path().join("elsewhere"))?;
+    let foreign = root.path().join("other-tool-abc.sessions");
+    std::fs::write(&foreign, format!("home {}\nsession s9\n", home.display()))?;
+    sweep(root.path());
+    assert!(foreign.is_file(), "another program's file was swept");
+    assert_eq!(left(&home), names_of("s9"));
+    Ok(())
+}
