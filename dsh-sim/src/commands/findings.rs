@@ -76,11 +76,14 @@ fn scenario<'a>(
     scenarios
         .entry(folder.to_path_buf())
         .or_insert_with(|| ScenarioJournals {
+            // `/` between the parts on every system, as scenarios are named.
             name: folder
                 .strip_prefix(root)
                 .unwrap_or(folder)
-                .display()
-                .to_string(),
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
             ..ScenarioJournals::default()
         })
 }

@@ -67,7 +67,12 @@ impl ServerHomeCheck {
             .difference(&self.before)
             .map(|path| {
                 let shown = path.strip_prefix(&self.home).unwrap_or(path);
-                format!("$GEMINI_HOME/{}", shown.display())
+                // `/` between the parts on every system.
+                let parts: Vec<_> = shown
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy())
+                    .collect();
+                format!("$GEMINI_HOME/{}", parts.join("/"))
             })
             .collect();
         if left.is_empty() {
