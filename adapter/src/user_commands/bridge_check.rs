@@ -45,20 +45,31 @@ fn failed(why: String) -> Check {
     .fix("allow connections to 127.0.0.1 (a firewall or sandbox may refuse loopback)")
 }
 
-/// Starts a bridge, calls its tool once, checks the answer, closes it; its URL.
+/// Starts a bridge whose tool echoes, calls it once, checks the answer, closes it; its
+/// URL.
 async fn round_trip() -> Result<String, String> {
+    round_trip_answering(|_tool, arguments: &Value| BridgeAnswer {
+        text: arguments["text"].as_str().unwrap_or_default().to_owned(),
+        is_error: false,
+    })
+    .await
+}
+
+/// [`round_trip`] with the tool answering as `answer` does (a test's bridge that does not
+/// echo).
+async fn round_trip_answering<F>(answer: F) -> Result<String, String>
+where
+    F: Fn(&str, &Value) -> BridgeAnswer + Send + 'static,
+{
     let tools = [ToolSchema {
         name: TOOL.into(),
         description: "Echoes its text (antigravity-acp-dsh doctor)".into(),
         parameters: json!({"type": "object", "properties": {"text": {"type": "string"}},
                            "required": ["text"], "additionalProperties": false}),
     }];
-    let bridge = StandaloneBridge::start(&tools, |_tool, arguments: &Value| BridgeAnswer {
-        text: arguments["text"].as_str().unwrap_or_default().to_owned(),
-        is_error: false,
-    })
-    .await
-    .map_err(|e| format!("it did not start ({}: {})", e.code.as_str(), e.message))?;
+    let bridge = StandaloneBridge::start(&tools, answer)
+        .await
+        .map_err(|e| format!("it did not start ({}: {})", e.code.as_str(), e.message))?;
     let called = call(&bridge).await;
     let url = bridge.url().to_owned();
     bridge.close().await;
@@ -71,6 +82,12 @@ async fn call(bridge: &StandaloneBridge) -> Result<(), String> {
         .first()
         .map(|tool| tool.mcp_name.clone())
         .ok_or("it exported no tool")?;
+    call_tool(bridge.url(), bridge.token(), &name).await
+}
+
+/// One `tools/call` of `name` with a fresh nonce at `url`, with `token`; `Ok` when the
+/// answer is the nonce echoed.
+async fn call_tool(url: &str, token: &str, name: &str) -> Result<(), String> {
     let nonce = uuid::Uuid::new_v4().simple().to_string();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                       "params": {"name": name, "arguments": {"text": nonce}}});
@@ -79,8 +96,8 @@ async fn call(bridge: &StandaloneBridge) -> Result<(), String> {
         .build()
         .map_err(|_| "no HTTP client could be made".to_owned())?;
     let response = client
-        .post(bridge.url())
-        .header("authorization", format!("Bearer {}", bridge.token()))
+        .post(url)
+        .header("authorization", format!("Bearer {token}"))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(body.to_string())
@@ -130,5 +147,41 @@ mod tests {
             "{}",
             check.detail
         );
+    }
+
+    /// A tool that answers something other than its nonce fails the round trip.
+    #[tokio::test]
+    async fn an_answer_that_is_not_the_echo_fails() {
+        let answered = round_trip_answering(|_tool, _arguments: &Value| BridgeAnswer {
+            text: "something else".into(),
+            is_error: false,
+        })
+        .await;
+        assert_eq!(answered, Err("the answer is not the tool's".to_owned()));
+    }
+
+    /// A bridge that is gone: the request fails, and says how without its text.
+    #[tokio::test]
+    async fn a_closed_bridge_fails_the_call_saying_it_could_not_connect() -> crate::TestResult {
+        let tools = [ToolSchema {
+            name: TOOL.into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        }];
+        let bridge = StandaloneBridge::start(&tools, |_tool, _arguments: &Value| BridgeAnswer {
+            text: String::new(),
+            is_error: false,
+        })
+        .await
+        .map_err(|e| e.message)?;
+        let url = bridge.url().to_owned();
+        let token = bridge.token().to_owned();
+        let name = bridge.tools()[0].mcp_name.clone();
+        bridge.close().await;
+        assert_eq!(
+            call_tool(&url, &token, &name).await,
+            Err("the request failed (could not connect)".to_owned())
+        );
+        Ok(())
     }
 }
