@@ -34,23 +34,20 @@ cd "$(dirname "$0")/.." || exit 1
 ALL=(mutants mutants-focus chaos bench real-agents real-server cross rehearse reproducible dsh-matrix advisories)
 reports="target/reports"
 
-mutants() {
-  local shards="${MUTANT_SHARDS:-8}" day
+# One shard of a mutation run (`ci/mutants.sh MODE K/N`, K the day of the year mod N), its
+# output kept under the part's report folder.
+mutant_shard() {
+  local part="$1" mode="$2" shards="$3" day status
   day="$(date +%j)"
-  bash ci/mutants.sh shard "$((10#$day % shards))/$shards"
-  local status=$?
-  mkdir -p "$reports/mutants" && cp -r target/mutants/. "$reports/mutants/" 2>/dev/null
+  bash ci/mutants.sh "$mode" "$((10#$day % shards))/$shards"
+  status=$?
+  mkdir -p "$reports/$part" && cp -r target/mutants/. "$reports/$part/" 2>/dev/null
   return "$status"
 }
 
-mutants_focus() {
-  local shards="${MUTANT_FOCUS_SHARDS:-4}" day
-  day="$(date +%j)"
-  bash ci/mutants.sh focus "$((10#$day % shards))/$shards"
-  local status=$?
-  mkdir -p "$reports/mutants-focus" && cp -r target/mutants/. "$reports/mutants-focus/" 2>/dev/null
-  return "$status"
-}
+mutants() { mutant_shard mutants shard "${MUTANT_SHARDS:-8}"; }
+
+mutants_focus() { mutant_shard mutants-focus focus "${MUTANT_FOCUS_SHARDS:-4}"; }
 
 chaos() {
   local seed dir status=0
