@@ -12,7 +12,7 @@ use crate::install::ProgressSink;
 use super::bridge_check::bridge_check;
 use super::confinement_check::confinement_check;
 use super::host::HostFacts;
-use super::install_check::{Depth, install_check, uses_install};
+use super::install_check::{Depth, install_check};
 use super::leftovers::leftovers_check;
 use super::report::{Check, CheckReport, CheckStatus, CommandOutput};
 use super::sign_in_check::sign_in_check;
@@ -72,7 +72,8 @@ pub async fn status(config: AdapterConfig) -> CommandOutput {
 /// The sign-in check, unless the install it needs failed (a launch would install, and
 /// neither `doctor` without `--install` nor `status` downloads anything).
 async fn sign_in_unless_uninstalled(config: &AdapterConfig, install: &Check) -> Check {
-    if uses_install(config) && install.status == CheckStatus::Fail {
+    // A server command skips the install check, so only an install can fail it here.
+    if install.status == CheckStatus::Fail {
         return skipped("no server was started: the install is not usable");
     }
     sign_in_check(config).await

@@ -25,11 +25,6 @@ pub(crate) enum Depth {
 const INSTALL_FIX: &str = "antigravity-acp-dsh doctor --install (downloads the pinned 1.3.0 \
                            build once, checks it against its pinned digest, repairs a broken one)";
 
-/// Whether the server comes from an install (and so the install must pass for it to start).
-pub(crate) fn uses_install(config: &AdapterConfig) -> bool {
-    matches!(config.server, ServerSource::Installed(_))
-}
-
 /// Checks the install (`install`: make or repair it first, `doctor --install`).
 pub(crate) async fn install_check(config: &AdapterConfig, depth: Depth, install: bool) -> Check {
     let options = match &config.server {
@@ -135,5 +130,43 @@ fn short(digest: &str) -> String {
     match digest.get(..12) {
         Some(head) if digest.len() > 12 => format!("{head}…"),
         _ => digest.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServerCommand;
+
+    #[test]
+    fn a_digest_is_shown_by_its_first_twelve_hex_digits() {
+        let digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_eq!(short(digest), "0123456789ab…");
+        assert_eq!(short("0123456789abc"), "0123456789ab…");
+        assert_eq!(short("0123456789ab"), "0123456789ab");
+        assert_eq!(short("abc"), "abc");
+    }
+
+    #[test]
+    fn only_an_installed_server_with_a_digest_of_the_configs_has_an_override() {
+        let mut options = crate::install::InstallOptions::default();
+        assert!(!config_has_override(&AdapterConfig {
+            server: ServerSource::Installed(options.clone()),
+            ..AdapterConfig::default()
+        }));
+        options.sha256_override = Some("ab".repeat(32));
+        assert!(config_has_override(&AdapterConfig {
+            server: ServerSource::Installed(options),
+            ..AdapterConfig::default()
+        }));
+        assert!(!config_has_override(&AdapterConfig {
+            server: ServerCommand {
+                program: "agy".into(),
+                args: Vec::new(),
+                env: Vec::new(),
+            }
+            .into(),
+            ..AdapterConfig::default()
+        }));
     }
 }

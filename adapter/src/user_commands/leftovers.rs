@@ -24,23 +24,15 @@ fn scratch_root(config: &AdapterConfig) -> PathBuf {
 pub(crate) async fn leftovers_check(config: &AdapterConfig, clean: bool) -> Check {
     let root = scratch_root(config);
     let counted = tokio::task::spawn_blocking(move || {
-        if !clean {
-            let found = conversation_leftovers(&root);
-            return (found, found, root);
-        }
-        // Swept in the pass that counts (see `sweep_conversations`): what it swept plus
-        // what is left is what there was.
-        let swept = sweep_conversations(&root);
+        // Swept in the pass that counts (see `sweep_conversations`), so what it reports
+        // is what it removed.
+        let swept = clean.then(|| sweep_conversations(&root));
         let left = conversation_leftovers(&root);
-        let before = Leftovers {
-            ledgers: swept.ledgers + left.ledgers,
-            sessions: swept.sessions + left.sessions,
-        };
-        (before, left, root)
+        (swept, left, root)
     })
     .await;
     match counted {
-        Ok((before, after, root)) => judge(before, after, clean, &root),
+        Ok((swept, left, root)) => judge(swept, left, &root),
         Err(_) => Check::new(
             "leftovers",
             CheckStatus::Warn,
@@ -50,32 +42,31 @@ pub(crate) async fn leftovers_check(config: &AdapterConfig, clean: bool) -> Chec
     }
 }
 
-fn judge(before: Leftovers, after: Leftovers, clean: bool, root: &std::path::Path) -> Check {
+/// The check, from what a `--clean` sweep removed (`None`: no sweep) and what is left.
+fn judge(swept: Option<Leftovers>, left: Leftovers, root: &std::path::Path) -> Check {
     let root = root.display();
-    let swept = before.ledgers.saturating_sub(after.ledgers);
-    if after.ledgers == 0 {
-        let detail = if clean && swept > 0 {
-            format!(
-                "swept {swept} ledger(s) of ended processes ({} session(s)) from {root}",
-                before.sessions
-            )
-        } else {
-            format!("no sessions of ended processes are left in {root}")
+    if left.ledgers == 0 {
+        let detail = match swept {
+            Some(swept) if swept.ledgers > 0 => format!(
+                "swept {} ledger(s) of ended processes ({} session(s)) from {root}",
+                swept.ledgers, swept.sessions
+            ),
+            _ => format!("no sessions of ended processes are left in {root}"),
         };
         return Check::new("leftovers", CheckStatus::Ok, "none", detail);
     }
     let detail = format!(
         "{} ledger(s) of ended processes in {root} still record {} session(s) whose files \
          are in the server's home; the adapter sweeps them when it next starts a server",
-        after.ledgers, after.sessions
+        left.ledgers, left.sessions
     );
     let check = Check::new(
         "leftovers",
         CheckStatus::Warn,
-        format!("{} left", after.sessions),
+        format!("{} left", left.sessions),
         detail,
     );
-    if clean {
+    if swept.is_some() {
         check.fix("remove the ledgers named above by hand: the sweep could not")
     } else {
         check.fix("antigravity-acp-dsh doctor --clean (sweeps them now)")
@@ -158,7 +149,9 @@ mod tests {
         let cleaned = leftovers_check(&config, true).await;
         assert_eq!(cleaned.status, CheckStatus::Ok, "{cleaned:?}");
         assert!(
-            cleaned.detail.contains("swept 2 ledger(s)"),
+            cleaned
+                .detail
+                .contains("swept 2 ledger(s) of ended processes (3 session(s))"),
             "{}",
             cleaned.detail
         );

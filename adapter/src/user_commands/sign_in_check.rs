@@ -113,6 +113,32 @@ fn not_started(error: &LlmError) -> Check {
 mod tests {
     use super::*;
 
+    /// Each start failure gets its own fix; a failure with none gets none.
+    #[test]
+    fn a_server_that_did_not_start_gets_the_fix_for_its_code() {
+        let fix_for = |code| not_started(&LlmError::new(code, "what happened")).fix;
+        for (code, fix) in [
+            (LlmErrorCode::AcpBinaryMissing, "check the server command"),
+            (LlmErrorCode::AcpSpawnFailed, "check the server command"),
+            (LlmErrorCode::AcpDisconnected, "run its command by hand"),
+            (LlmErrorCode::AcpConfinementUnavailable, "best_effort"),
+            (LlmErrorCode::AcpInstallFailed, "doctor --install"),
+            (LlmErrorCode::AcpPlatformUnsupported, "doctor --install"),
+            (LlmErrorCode::AcpVersionMismatch, "use the pinned server"),
+        ] {
+            let found = fix_for(code);
+            assert!(
+                found.as_deref().is_some_and(|f| f.contains(fix)),
+                "{code:?}: {found:?}"
+            );
+        }
+        assert_eq!(fix_for(LlmErrorCode::AcpTimeout), None);
+        let check = not_started(&LlmError::new(LlmErrorCode::AcpSpawnFailed, "no such file"));
+        assert_eq!(check.status, CheckStatus::Fail);
+        assert_eq!(check.brief, "server did not start (ACP_SPAWN_FAILED)");
+        assert!(check.detail.ends_with(": no such file"), "{}", check.detail);
+    }
+
     #[test]
     fn a_needed_sign_in_names_the_methods_and_the_fix() {
         let methods = vec!["oauth-personal".to_owned(), "gemini-api-key".to_owned()];
