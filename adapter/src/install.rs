@@ -477,4 +477,4 @@ fn write_receipt(staging: &Path, receipt: &Receipt) -> Result<(), InstallError> 
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -96,29 +96,37 @@ fn installer_for(
     ))?)
 }
 
-/// A served archive, a fresh cache and an installer for them, installed once.
-struct Installed {
+/// A served archive, a fresh cache and an installer for them, installed once (also used
+/// by `user_commands::install_check`'s tests, through the options).
+pub(crate) struct Installed {
     host: Host,
-    cache: tempfile::TempDir,
+    pub(crate) cache: tempfile::TempDir,
     installer: Installer,
+    /// The options the installer was made from.
+    pub(crate) options: InstallOptions,
 }
 
 impl Installed {
-    async fn new(server_body: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+    pub(crate) async fn new(
+        server_body: &[u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
         let bytes = archive(server_body)?;
         let host = serve(bytes.clone()).await?;
         let cache = tempfile::tempdir()?;
-        let installer = installer_for(&bytes, &host, cache.path())?;
+        let cmd = format!("./{}", required_members(current_platform()?)[0]);
+        let options = options_for(cache.path(), index_for(&host.url, &cmd)?, &bytes);
+        let installer = Installer::new(options.clone())?;
         installer.ensure().await?;
         Ok(Self {
             host,
             cache,
             installer,
+            options,
         })
     }
 
     /// The installed harness file.
-    fn harness(&self) -> Result<std::path::PathBuf, InstallError> {
+    pub(crate) fn harness(&self) -> Result<std::path::PathBuf, InstallError> {
         Ok(self
             .cache
             .path()

@@ -147,6 +147,47 @@ mod tests {
         assert_eq!(short("abc"), "abc");
     }
 
+    /// Hashed (`doctor`): an intact install is installed, a changed file makes it broken,
+    /// naming the file, and an install that is not there is not installed.
+    #[tokio::test]
+    async fn an_install_is_installed_then_broken_then_not_installed() -> crate::TestResult {
+        let fixture = crate::install::tests::Installed::new(b"#!/bin/sh\n").await?;
+        let config = AdapterConfig {
+            server: ServerSource::Installed(fixture.options.clone()),
+            ..AdapterConfig::default()
+        };
+        let intact = install_check(&config, Depth::Full, false).await;
+        assert_eq!(intact.status, CheckStatus::Ok, "{intact:?}");
+        assert_eq!(intact.brief, "installed");
+        assert!(
+            intact.detail.contains("the sha256 override"),
+            "{}",
+            intact.detail
+        );
+
+        let harness = fixture.harness()?;
+        let mut bytes = std::fs::read(&harness)?;
+        bytes[0] ^= 1;
+        std::fs::write(&harness, bytes)?;
+        let broken = install_check(&config, Depth::Full, false).await;
+        assert_eq!(broken.status, CheckStatus::Fail, "{broken:?}");
+        assert_eq!(broken.brief, "broken");
+        let name = harness
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        assert!(
+            name.as_deref().is_some_and(|n| broken.detail.contains(n)),
+            "{}",
+            broken.detail
+        );
+
+        std::fs::remove_dir_all(fixture.cache.path().join(crate::install::CURRENT_DIR))?;
+        let gone = install_check(&config, Depth::Full, false).await;
+        assert_eq!(gone.status, CheckStatus::Fail, "{gone:?}");
+        assert_eq!(gone.brief, "not installed");
+        Ok(())
+    }
+
     #[test]
     fn only_an_installed_server_with_a_digest_of_the_configs_has_an_override() {
         let mut options = crate::install::InstallOptions::default();
