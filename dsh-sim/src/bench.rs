@@ -8,13 +8,14 @@
 //!
 //! The rooms: [`harness`] (providers on the fake, DSH's request), [`bare_acp`] and
 //! [`mcp_floor`] (the floors, on the SDKs alone), [`rounds`], [`turns`], [`first_tool`],
-//! [`growth`], [`streaming`], [`memory`] and [`suite`] (what each benchmark times),
+//! [`growth`], [`chat_wait`], [`streaming`], [`memory`] and [`suite`] (what each benchmark times),
 //! [`settings`] (how much work each does), [`median`] (the one median of every figure),
 //! and [`report`] (the document). Beside `dsh-sim bench`: [`install`] (`dsh-sim
 //! bench-install`, the installer's checks) and [`confinement`] (`dsh-sim
 //! bench-confinement`, confinement's cost at start-up).
 
 pub mod bare_acp;
+pub mod chat_wait;
 pub mod confinement;
 pub mod first_tool;
 pub mod growth;

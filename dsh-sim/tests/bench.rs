@@ -32,6 +32,14 @@ fn small_bench(json: &Path) {
             "5",
             "--generations",
             "3",
+            "--chat-messages",
+            "2",
+            "--chat-scale",
+            "100",
+            "--chat-pause-ms",
+            "0",
+            "--chat-short-pause-ms",
+            "0",
             "--json",
         ])
         .arg(json)
@@ -78,6 +86,13 @@ fn every_row_is_measured_against_its_floor_and_the_document_compares() {
         "floor_rmcp_across_round_trip",
         "floor_rmcp_across_kept_round_trip",
         "floor_acp_session_prompt",
+        "chat_wait",
+        "chat_wait_tool_round",
+        "chat_wait_first",
+        "chat_wait_short_pause",
+        "chat_wait_no_pause",
+        "chat_wait_tools_changed",
+        "chat_wait_model_changed",
     ] {
         assert!(ids.contains(id), "no row {id} in {ids:?}");
     }

@@ -15,7 +15,7 @@ use super::report::{Goal, GoalOp, Row, Spread, ValueKind};
 use super::rounds::Connections;
 use super::settings::{BenchSettings, PARALLEL_WIDTH};
 use super::suite::SuiteFigures;
-use super::{first_tool, growth, mcp_floor, memory, rounds, streaming, turns};
+use super::{chat_wait, first_tool, growth, mcp_floor, memory, rounds, streaming, turns};
 
 /// Why the benchmarks could not run.
 #[derive(Debug, thiserror::Error)]
@@ -252,6 +252,22 @@ pub(super) async fn measure(bench: &Bench, settings: &BenchSettings) -> anyhow::
                 streaming::ceiling_rate(client, bench, *chunks).await?,
             );
         }
+        if wanted("chat_wait") {
+            let waits = chat_wait::chat_waits(bench, &settings.chat_wait).await?;
+            let floor = settings.chat_wait.prompt_latency().as_secs_f64() * 1000.0;
+            for (name, value) in [
+                ("chat_prompt", floor),
+                ("chat_first", waits.first),
+                ("chat_steady", waits.steady),
+                ("chat_tool_round", waits.tool_round),
+                ("chat_short_pause", waits.short_pause),
+                ("chat_no_pause", waits.no_pause),
+                ("chat_tools_changed", waits.tools_changed),
+                ("chat_model_changed", waits.model_changed),
+            ] {
+                series.push(name, value);
+            }
+        }
         if wanted("memory") {
             series.push(
                 "rss_growth",
@@ -478,6 +494,7 @@ fn rows_of(series: &Series, settings: &BenchSettings) -> Vec<Row> {
         ),
     ]);
     rows.extend(growth_rows(series));
+    rows.extend(chat_wait_rows(series));
     rows
 }
 
@@ -585,6 +602,82 @@ pub(super) fn suite_rows(figures: &SuiteFigures) -> Vec<Row> {
             "the servers' share of the suite's wall time",
             "CPU time of the fake servers the suite launched over its wall time",
             Spread::of("servers' CPU / wall", "", vec![servers]),
+            None,
+        ),
+    ]
+}
+
+/// The waits per message of a chat on a fake as slow as 1.3.0 at set-up, each against the
+/// fake's prompt latency (the part no adapter can hide).
+fn chat_wait_rows(series: &Series) -> Vec<Row> {
+    const LATER: &str = "messages 2 to the last, median";
+    let floor = || series.spread("chat_prompt", "the fake's prompt latency", MS);
+    let row = |id, title, measures, name, what, goal| {
+        Row::compared(
+            id,
+            title,
+            measures,
+            series.spread(name, what, MS),
+            floor(),
+            ValueKind::Ratio,
+            goal,
+        )
+    };
+    vec![
+        row(
+            "chat_wait",
+            "a DSH chat on a server as slow as 1.3.0: the wait per message, after a person's pause",
+            "a chat of --chat-messages (5) text messages, one tool and a model the session must select, the same every message, on a fake with 1.3.0's set-up latencies divided by --chat-scale (10: initialize 850, session/new 480, session/set_config_option 280, prompt 100 ms), --chat-pause-ms (1500) between messages: DSH's stream call to the first text delta",
+            "chat_steady",
+            LATER,
+            at_most(1.2),
+        ),
+        row(
+            "chat_wait_tool_round",
+            "the same chat with a tool round in every message",
+            "the same chat, each message's first generation streaming text, then a tool call that DSH answers, then text: the wait to the first generation's first text delta",
+            "chat_tool_round",
+            LATER,
+            at_most(1.2),
+        ),
+        row(
+            "chat_wait_first",
+            "the same chat's first message (it starts the process)",
+            "message 1 of the steady chat: spawn, initialize, the bridge, session/new, the model's selection, the prompt",
+            "chat_first",
+            "message 1",
+            None,
+        ),
+        row(
+            "chat_wait_short_pause",
+            "the same chat after a short pause",
+            "the steady chat with --chat-short-pause-ms (200) between messages, shorter than the set-up: how much of it is still waited for",
+            "chat_short_pause",
+            LATER,
+            None,
+        ),
+        row(
+            "chat_wait_no_pause",
+            "the same chat with no pause",
+            "the steady chat, each message sent as soon as the last one finished: must be no slower than without sessions prepared ahead",
+            "chat_no_pause",
+            LATER,
+            None,
+        ),
+        row(
+            "chat_wait_tools_changed",
+            "a message whose tool catalogue changed",
+            "message 3 of a chat (long pauses) whose catalogue grows from one tool to two there",
+            "chat_tools_changed",
+            "message 3",
+            None,
+        ),
+        row(
+            "chat_wait_model_changed",
+            "a message whose model changed",
+            "message 4 of the same chat, whose model changes there",
+            "chat_model_changed",
+            "message 4",
             None,
         ),
     ]

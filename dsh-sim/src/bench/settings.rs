@@ -24,10 +24,12 @@ pub struct BenchSettings {
     pub in_flight: usize,
     /// Generations of the growing chat (its published marks are 1, 10, 100 and 300).
     pub generations: usize,
+    /// The chats whose waits per message are timed (`chat_wait`).
+    pub chat_wait: super::chat_wait::ChatWaitSettings,
     /// Scenario directory to run once as the suite benchmark, if any.
     pub suite: Option<std::path::PathBuf>,
     /// Only these groups (`floors`, `tool_round`, `parallel_64`, `warm_vs_cold`,
-    /// `first_tool`, `cold_turn`, `streaming`, `memory`, `growth`); all when `None`. For
+    /// `first_tool`, `cold_turn`, `streaming`, `memory`, `growth`, `chat_wait`); all when `None`. For
     /// profiling one figure.
     pub only: Option<Vec<String>>,
 }
@@ -48,6 +50,7 @@ impl Default for BenchSettings {
             memory_turns: 1_000,
             in_flight: 8,
             generations: 300,
+            chat_wait: super::chat_wait::ChatWaitSettings::default(),
             suite: None,
             only: None,
         }

@@ -39,11 +39,24 @@ pub struct BenchArgs {
     /// Generations of the growing chat (1 tool, then 256), per repetition.
     #[arg(long, default_value_t = 300)]
     pub generations: usize,
+    /// Messages of each chat whose wait per message is timed (`chat_wait`).
+    #[arg(long, default_value_t = 5)]
+    pub chat_messages: usize,
+    /// The chats' fake is 1.3.0's recorded set-up latencies divided by this (10: a tenth).
+    #[arg(long, default_value_t = 10)]
+    pub chat_scale: u64,
+    /// A person's pause between a chat's messages, in ms (the long one).
+    #[arg(long, default_value_t = 1_500)]
+    pub chat_pause_ms: u64,
+    /// The short pause between messages, in ms.
+    #[arg(long, default_value_t = 200)]
+    pub chat_short_pause_ms: u64,
     /// Also run this scenario folder once, for the suite's wall time and its shares.
     #[arg(long)]
     pub suite: Option<PathBuf>,
     /// Only these groups (comma-separated: floors, tool_round, parallel_64, warm_vs_cold,
-    /// first_tool, cold_turn, streaming, memory, growth), e.g. to profile one figure.
+    /// first_tool, cold_turn, streaming, memory, growth, chat_wait), e.g. to profile one
+    /// figure.
     #[arg(long, value_delimiter = ',')]
     pub only: Option<Vec<String>>,
     /// Write the figures as a JSON document (antigravity-acp-bench/1) to this file.
@@ -74,6 +87,12 @@ fn measure_and_report(args: BenchArgs) -> anyhow::Result<()> {
         chunks: args.chunks,
         memory_turns: args.memory_turns,
         generations: args.generations,
+        chat_wait: crate::bench::chat_wait::ChatWaitSettings {
+            messages: args.chat_messages,
+            scale: args.chat_scale,
+            pause: std::time::Duration::from_millis(args.chat_pause_ms),
+            short_pause: std::time::Duration::from_millis(args.chat_short_pause_ms),
+        },
         suite: args.suite,
         only: args.only,
         ..BenchSettings::default()
