@@ -99,7 +99,10 @@ step "1. ci/package.sh --profile $profile ${TAGS[*]} main"
 packages="$work/packages"
 t0=$SECONDS
 bash ci/package.sh --profile "$profile" --out "$packages" "${TAGS[@]}" main >"$work/tarballs.txt"
-ok "packed $(wc -l <"$work/tarballs.txt") tarballs, $profile ($((SECONDS - t0)) s)"
+# Every platform package packed, and the main one.
+packed=$((${#TAGS[@]} + 1))
+[[ "$(wc -l <"$work/tarballs.txt")" -eq "$packed" ]] || fail "packed: $(cat "$work/tarballs.txt")"
+ok "packed $packed tarballs, $profile ($((SECONDS - t0)) s)"
 
 step "8. what each tarball ships"
 for tarball in "$packages"/*.tgz; do
@@ -140,25 +143,25 @@ ok "Verdaccio at $registry"
 step "3. ci/publish.sh --registry $registry"
 env "${auth[@]}" bash ci/publish.sh --registry "$registry" "$packages" >"$work/published.txt" 2>"$work/publish.log" ||
   fail "ci/publish.sh failed: $(tail -20 "$work/publish.log")"
-[[ "$(wc -l <"$work/published.txt")" -eq 4 ]] || fail "published: $(cat "$work/published.txt")"
+[[ "$(wc -l <"$work/published.txt")" -eq "$packed" ]] || fail "published: $(cat "$work/published.txt")"
 if env "${auth[@]}" bash ci/publish.sh --registry "$registry" "$packages" >"$work/again.txt" 2>&1; then
   fail "a second publish of the same versions was not refused"
 fi
 grep -q 'already on' "$work/again.txt" || fail "the second publish failed otherwise: $(cat "$work/again.txt")"
-ok "published 4 packages; a second publish refused: $(grep 'already on' "$work/again.txt" | cut -c1-100)..."
+ok "published $packed packages; a second publish refused: $(grep 'already on' "$work/again.txt" | cut -c1-100)..."
 
 step "3b. the release workflow's other steps: version.mjs unpublished, release-assets.sh, github-release.sh (dry run)"
 if node ci/version.mjs unpublished --registry "$registry" >"$work/unpublished.txt" 2>&1; then
   fail "ci/version.mjs unpublished did not see the published versions"
 fi
-[[ "$(grep -c 'already has' "$work/unpublished.txt")" -eq 4 ]] || fail "unpublished: $(cat "$work/unpublished.txt")"
+[[ "$(grep -c 'already has' "$work/unpublished.txt")" -eq "$packed" ]] || fail "unpublished: $(cat "$work/unpublished.txt")"
 RELEASE_TAGS="${TAGS[*]}" NOTES_SECTION=Unreleased bash ci/release-assets.sh "$packages" >/dev/null || fail "ci/release-assets.sh failed"
 (cd "$packages" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not check"
 DRY_RUN=1 TAG="v$(node ci/version.mjs)" bash ci/github-release.sh draft "$packages" >"$work/release.txt"
 for file in SHA256SUMS antigravity-acp-dsh.linux-x64-gnu.spdx.json antigravity-acp-dsh.win32-x64-gnu.node; do
   grep -q "$file" "$work/release.txt" || fail "the draft release would not carry $file: $(cat "$work/release.txt")"
 done
-ok "version.mjs unpublished refuses the 4 published; $(wc -l <"$packages/SHA256SUMS") assets summed and checked; the draft release carries them"
+ok "version.mjs unpublished refuses the $packed published; $(wc -l <"$packages/SHA256SUMS") assets summed and checked; the draft release carries them"
 
 # A fresh host folder whose .npmrc names the registry only.
 host() {
