@@ -212,6 +212,18 @@ function configFile(dir, config, name = 'config.json') {
   return ['--config-file', path];
 }
 
+/**
+ * A fake for `script`, removed after the test, and a `--config-file` naming it (its
+ * server, what it may reach, its scratch root) with `config`'s fields beside.
+ * @returns {{fake: ReturnType<typeof fakeServer>, file: string[]}}
+ */
+function fakeWithFile(t, script, config) {
+  const fake = fakeServer(script);
+  t.after(() => fake.remove());
+  const file = configFile(fake.dir, { server: fake.server, ...fake.allow, scratchRoot: fake.scratchRoot, ...config });
+  return { fake, file };
+}
+
 test('--cache-dir and --registry name where doctor --install installs from and to, over a --config-file that disagrees', {
   skip: SHELL_MEMBER,
 }, async (t) => {
@@ -293,14 +305,7 @@ test('--scratch-root names where sessions and their leftovers are kept, over the
 });
 
 test('--confinement sets the mode status reports, over the --config-file value; a mode it does not know exits 64', async (t) => {
-  const fake = fakeServer({});
-  t.after(() => fake.remove());
-  const file = configFile(fake.dir, {
-    server: fake.server,
-    ...fake.allow,
-    scratchRoot: fake.scratchRoot,
-    confinement: 'required',
-  });
+  const { fake, file } = fakeWithFile(t, {}, { confinement: 'required' });
   const off = await reported(['status', ...file, '--confinement', 'off']);
   const confinement = check(off.report, 'confinement');
   assert.deepEqual([confinement.status, confinement.brief], ['warn', 'off'], JSON.stringify(confinement));
@@ -313,14 +318,11 @@ test('--confinement sets the mode status reports, over the --config-file value; 
 });
 
 test('--auth-method is the method doctor asks the user to sign in with, over the --config-file value', async (t) => {
-  const fake = fakeServer({ auth: 'required', initialize: { auth_methods: ['oauth-personal', 'oauth-business'] } });
-  t.after(() => fake.remove());
-  const file = configFile(fake.dir, {
-    server: fake.server,
-    ...fake.allow,
-    scratchRoot: fake.scratchRoot,
-    authMethod: 'oauth-personal',
-  });
+  const { fake, file } = fakeWithFile(
+    t,
+    { auth: 'required', initialize: { auth_methods: ['oauth-personal', 'oauth-business'] } },
+    { authMethod: 'oauth-personal' },
+  );
   // GEMINI_HOME empty: no settings.json of this machine's user names a method.
   const home = join(fake.dir, 'home');
   mkdirSync(home);
@@ -336,15 +338,8 @@ test('--auth-method is the method doctor asks the user to sign in with, over the
 });
 
 test('--provider is the route models lists for, over the --config-file value; an empty one exits 64 naming it', async (t) => {
-  const fake = fakeServer({ models: ['gemini-a'] });
-  t.after(() => fake.remove());
   // The file's route is refused (empty): only the flag's makes the command run.
-  const file = configFile(fake.dir, {
-    server: fake.server,
-    ...fake.allow,
-    scratchRoot: fake.scratchRoot,
-    provider: '',
-  });
+  const { fake, file } = fakeWithFile(t, { models: ['gemini-a'] }, { provider: '' });
   const refused = await cli(['models', ...file]);
   assert.equal(refused.code, 64);
   assert.match(refused.stderr, /`provider` must not be empty/);

@@ -44,6 +44,15 @@ pub use model_api::ModelApiExpectation;
 pub use platforms::{Platforms, System, not_run_here};
 pub use schema::{SCHEMA_FILE_NAME, SCHEMA_LINE_PREFIX, scenario_schema_json};
 
+/// `path` with `/` between its parts on every system, as scenarios, proofs and the files
+/// the runner reports are named (so a name reads the same on Windows).
+pub fn slash_path(path: &std::path::Path) -> String {
+    path.components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A whole scenario file.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

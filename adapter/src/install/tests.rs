@@ -82,18 +82,24 @@ fn options_for(cache: &std::path::Path, index: String, bytes: &[u8]) -> InstallO
     }
 }
 
-/// An installer for `bytes` served by `host`, with the agent index's `cmd` the server member.
+/// The options of an install of `bytes` served by `host` into `cache`, with the agent
+/// index's `cmd` the server member.
+fn served_options(
+    bytes: &[u8],
+    host: &Host,
+    cache: &std::path::Path,
+) -> Result<InstallOptions, Box<dyn std::error::Error + Send + Sync>> {
+    let cmd = format!("./{}", required_members(current_platform()?)[0]);
+    Ok(options_for(cache, index_for(&host.url, &cmd)?, bytes))
+}
+
+/// An installer for `bytes` served by `host` (see [`served_options`]).
 fn installer_for(
     bytes: &[u8],
     host: &Host,
     cache: &std::path::Path,
 ) -> Result<Installer, Box<dyn std::error::Error + Send + Sync>> {
-    let cmd = format!("./{}", required_members(current_platform()?)[0]);
-    Ok(Installer::new(options_for(
-        cache,
-        index_for(&host.url, &cmd)?,
-        bytes,
-    ))?)
+    Ok(Installer::new(served_options(bytes, host, cache)?)?)
 }
 
 /// A served archive, a fresh cache and an installer for them, installed once (also used
@@ -113,8 +119,7 @@ impl Installed {
         let bytes = archive(server_body)?;
         let host = serve(bytes.clone()).await?;
         let cache = tempfile::tempdir()?;
-        let cmd = format!("./{}", required_members(current_platform()?)[0]);
-        let options = options_for(cache.path(), index_for(&host.url, &cmd)?, &bytes);
+        let options = served_options(&bytes, &host, cache.path())?;
         let installer = Installer::new(options.clone())?;
         installer.ensure().await?;
         Ok(Self {

@@ -222,7 +222,12 @@ fn check_scenarios_against_rows(
     let covers: BTreeMap<String, BTreeSet<String>> = inputs
         .scenarios
         .iter()
-        .map(|(path, ids)| (slash_path(path), ids.iter().cloned().collect()))
+        .map(|(path, ids)| {
+            (
+                crate::scenario::slash_path(path),
+                ids.iter().cloned().collect(),
+            )
+        })
         .collect();
     for (path, ids) in &covers {
         for id in ids {
@@ -251,13 +256,6 @@ fn check_scenarios_against_rows(
             }
         }
     }
-}
-
-fn slash_path(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// A proof is a file that exists, or `file.rs::test_name` whose file defines

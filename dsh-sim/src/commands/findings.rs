@@ -76,14 +76,7 @@ fn scenario<'a>(
     scenarios
         .entry(folder.to_path_buf())
         .or_insert_with(|| ScenarioJournals {
-            // `/` between the parts on every system, as scenarios are named.
-            name: folder
-                .strip_prefix(root)
-                .unwrap_or(folder)
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
+            name: crate::scenario::slash_path(folder.strip_prefix(root).unwrap_or(folder)),
             ..ScenarioJournals::default()
         })
 }

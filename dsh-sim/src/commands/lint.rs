@@ -138,14 +138,11 @@ fn schema_reference(root: &Path, path: &Path) -> String {
 /// folder's parent), with slashes, e.g. `scenarios/tool_calls/denial.yaml`.
 fn proof_name(root: &Path, path: &Path) -> String {
     let repo = root.parent().unwrap_or(root);
-    std::path::absolute(path)
+    let shown = std::path::absolute(path)
         .ok()
         .and_then(|file| file.strip_prefix(repo).ok().map(Path::to_owned))
-        .unwrap_or_else(|| path.to_owned())
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
+        .unwrap_or_else(|| path.to_owned());
+    crate::scenario::slash_path(&shown)
 }
 
 /// The 1-based line and column of `id` in the `covers` list (or of `covers:` itself).

@@ -67,12 +67,7 @@ impl ServerHomeCheck {
             .difference(&self.before)
             .map(|path| {
                 let shown = path.strip_prefix(&self.home).unwrap_or(path);
-                // `/` between the parts on every system.
-                let parts: Vec<_> = shown
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy())
-                    .collect();
-                format!("$GEMINI_HOME/{}", parts.join("/"))
+                format!("$GEMINI_HOME/{}", crate::scenario::slash_path(shown))
             })
             .collect();
         if left.is_empty() {
